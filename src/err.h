@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// Error recording: a failing function calls err_set() and returns -1 (or NULL);
+// only main() prints the message and picks the exit status.
+#ifndef CLIMG_ERR_H
+#define CLIMG_ERR_H
+
+// Records the message (printf-style, lowercase, no full stop, no "climg: " prefix)
+// and returns -1, so a failure reads `return err_set("...");`.
+int err_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Prepends "PREFIX: " to the recorded message (e.g. a file name) and returns -1.
+int err_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// The last recorded message, or "" when none.
+const char *err_msg(void);
+
+// Prints "climg: warning: MESSAGE" to stderr unless err_quiet is set.
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+extern int err_quiet;
+
+#endif

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+// The one image type: 8-bit samples, interleaved channels, rows packed with no padding.
+#ifndef CLIMG_IMG_H
+#define CLIMG_IMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Geometry of an image: width and height in pixels, ch channels per pixel
+// (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA).
+struct geom {
+	int w, h, ch;
+};
+
+// Pixel (x, y) channel c lives at data[((size_t)y * w + x) * ch + c].
+struct img {
+	int w, h, ch;
+	uint8_t *data;
+};
+
+static inline size_t geom_bytes(const struct geom *g)
+{
+	return (size_t)g->w * (size_t)g->h * (size_t)g->ch;
+}
+
+static inline size_t img_bytes(const struct img *im)
+{
+	return (size_t)im->w * (size_t)im->h * (size_t)im->ch;
+}
+
+#endif

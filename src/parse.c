@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+#include "parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+// Whether s is exactly [+-]digits or, when frac, [+-](digits[.digits]|.digits)[e[+-]digits].
+// Checked by hand so strtod never sees hex, "nan", "inf" or white space.
+static bool well_formed(const char *s, bool frac)
+{
+	int digits = 0;
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; is_digit(*s); s++)
+		digits++;
+	if (frac && *s == '.') {
+		for (s++; is_digit(*s); s++)
+			digits++;
+	}
+	if (digits == 0)
+		return false;
+	if (frac && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!is_digit(*s))
+			return false;
+		while (is_digit(*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+	if (!well_formed(s, false))
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+	if (!well_formed(s, true))
+		return false;
+	errno = 0;
+	v = strtod(s, &end); // climg never calls setlocale: the decimal point is '.'
+	if (*end || !isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
+		return false;
+	*out = v;
+	return true;
+}
