@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// Image input and output. Formats are recognised by content on input and by the
+// output name's extension (or --format) on output. This module never talks to OpenCL.
+#ifndef CLIMG_IO_H
+#define CLIMG_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../img.h"
+
+enum img_format { FMT_NONE = 0, FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PGM, FMT_PPM };
+
+// The largest image side accepted on input, in pixels.
+#define IMG_MAX_SIDE 65535
+
+struct io_limits {
+	uint64_t max_pixels;      // w * h above this is refused before decoding
+	uint64_t max_input_bytes; // input files (and stdin) larger than this are refused
+};
+
+// ---- reading -------------------------------------------------------------------------
+
+struct img_reader;
+
+// Reads the whole input ("-" = standard input), recognises its format by content, parses
+// the header and checks the limits, without decoding pixels. NULL with err set on failure;
+// messages start with the input name ("stdin" for "-"), e.g.
+// "in.png: unrecognised image format (not PNG, JPEG, BMP, PGM or PPM)".
+struct img_reader *img_reader_open(const char *path, const struct io_limits *lim);
+
+// The image's geometry as it will be decoded (channel count after palette expansion).
+struct geom img_reader_geom(const struct img_reader *r);
+
+// The input's format.
+enum img_format img_reader_format(const struct img_reader *r);
+
+// Decodes the pixels into dst, which holds geom_bytes(img_reader_geom(r)) bytes. Once
+// only: it frees the input bytes and the decoder whether it succeeds or not. A truncated
+// JPEG decodes (the rest is grey) with one warn().
+int img_reader_decode(struct img_reader *r, uint8_t *dst);
+
+// NULL-safe.
+void img_reader_close(struct img_reader *r);
+
+// ---- writing -------------------------------------------------------------------------
+
+// The format for an output name by its extension (.png .jpg .jpeg .bmp .tga .pgm .ppm,
+// any case), FMT_NONE when unknown.
+enum img_format img_format_from_ext(const char *path);
+
+// The format for a --format word (png, jpg, jpeg, bmp, tga, pgm, ppm), FMT_NONE if unknown.
+enum img_format img_format_from_name(const char *name);
+
+// "png", "jpeg", ...
+const char *img_format_name(enum img_format fmt);
+
+// Whether an image of ch channels can be written in fmt: -1 with err set when it cannot
+// (.pgm needs 1 channel, .ppm needs 3). Sets *drops_alpha when the format will drop an
+// alpha channel (JPEG; BMP for grey+alpha) so the caller can warn.
+int img_format_check(enum img_format fmt, int ch, int *drops_alpha);
+
+struct write_opts {
+	int jpeg_quality; // 1..100
+	int png_level;    // 0..9 (zlib level)
+};
+
+// An output destination written atomically: a temporary file in the target directory,
+// renamed over the final name by outfile_commit(). "-" is standard output; an existing
+// path that is not a regular file (/dev/null, a FIFO) is written directly. Every write is
+// checked. While a temporary file exists, SIGINT/SIGTERM/SIGHUP remove it before exiting.
+struct outfile;
+
+// Opens the destination now, so a missing or read-only directory, or a path that is a
+// directory, is reported before any decoding. NULL with err set on failure.
+struct outfile *outfile_open(const char *path);
+
+// Appends bytes; -1 with err set on a write failure (ENOSPC, EPIPE, ...).
+int outfile_write(struct outfile *f, const void *data, size_t len);
+
+// Flushes, closes and renames into place; frees f. -1 with err set on failure, in which
+// case the temporary file is removed and any previous file at the path is untouched.
+int outfile_commit(struct outfile *f);
+
+// Removes the temporary file and frees f. NULL-safe.
+void outfile_abort(struct outfile *f);
+
+// Encodes im in fmt into f (does not commit). Checks img_format_check() and opts (NULL
+// means quality 90, level 6); messages start with the output name ("stdout" for "-").
+int img_encode(struct outfile *f, enum img_format fmt, const struct img *im,
+	       const struct write_opts *opts);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+// PNG through libpng, from and to memory. Reading keeps the channel count (grey 1,
+// grey+alpha 2, RGB 3, RGBA 4): a palette becomes RGB (RGBA with tRNS), grey or RGB with
+// tRNS gains an alpha channel, 1/2/4-bit grey is scaled to 0..255 and 16-bit samples are
+// reduced with png_set_scale_16, which computes round(v * 255 / 65535) exactly (the same
+// as (v * 255 + 32767) / 65535 in integers; v / 257 is never exactly halfway). No gamma or
+// colour-space conversion is applied. Writing uses default filters, the requested zlib
+// level, and no time chunk, so the same image always gives the same bytes.
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../err.h"
+#include "codec.h"
+
+// libpng errors end in a longjmp; the message is kept here until then.
+struct png_msg {
+	char text[200];
+};
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+	struct png_msg *m = png_get_error_ptr(png);
+
+	if (m) {
+		strncpy(m->text, msg ? msg : "unknown error", sizeof(m->text) - 1);
+		m->text[sizeof(m->text) - 1] = 0;
+	}
+	png_longjmp(png, 1);
+}
+
+// Warnings (bad ancillary chunks, sRGB profile complaints) are not worth a line each.
+static void on_warning(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg;
+}
+
+// ---- reading -------------------------------------------------------------------------
+
+struct png_state {
+	png_structp png;
+	png_infop info;
+	size_t pos;      // read position in the reader's data
+	png_bytepp rows; // row pointers into dst while decoding
+	struct png_msg msg;
+	struct img_reader *r;
+};
+
+static void read_fn(png_structp png, png_bytep out, size_t len)
+{
+	struct png_state *s = png_get_io_ptr(png);
+	struct img_reader *r = s->r;
+
+	if (len > r->size - s->pos)
+		png_error(png, "file is truncated");
+	memcpy(out, r->data + s->pos, len);
+	s->pos += len;
+}
+
+static void png_release(struct img_reader *r)
+{
+	struct png_state *s = r->state;
+
+	if (!s)
+		return;
+	if (s->png)
+		png_destroy_read_struct(&s->png, s->info ? &s->info : NULL, NULL);
+	free(s->rows);
+	free(s);
+	r->state = NULL;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static int png_decode(struct img_reader *r, uint8_t *dst)
+{
+	struct png_state *s = r->state;
+	size_t stride = (size_t)r->g.w * (size_t)r->g.ch;
+	int y;
+
+	s->rows = malloc((size_t)r->g.h * sizeof(*s->rows));
+	if (!s->rows)
+		return err_set("%s: out of memory", r->name);
+	for (y = 0; y < r->g.h; y++)
+		s->rows[y] = dst + (size_t)y * stride;
+	if (setjmp(png_jmpbuf(s->png)))
+		return err_set("%s: png: %s", r->name, s->msg.text);
+	// Reads every pass of an interlaced image (png_set_interlace_handling was called).
+	png_read_image(s->png, s->rows);
+	return 0;
+}
+
+int io_png_open(struct img_reader *r)
+{
+	struct png_state *s;
+	png_uint_32 w, h;
+	int depth, type, interlace, ch;
+
+	// Check the size in IHDR (always the first chunk) before libpng sees it, so the
+	// message names our limit; png_set_user_limits below is the backstop.
+	if (r->size >= 24 && memcmp(r->data + 12, "IHDR", 4) == 0) {
+		w = be32(r->data + 16);
+		h = be32(r->data + 20);
+		if (w > 0 && h > 0 && io_check_geom(r, w, h, 1) != 0)
+			return -1;
+	}
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return err_set("%s: out of memory", r->name);
+	s->r = r;
+	r->state = s;
+	r->decode = png_decode;
+	r->release = png_release;
+
+	s->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s->msg, on_error, on_warning);
+	if (!s->png)
+		return err_set("%s: png: cannot create the decoder", r->name);
+	s->info = png_create_info_struct(s->png);
+	if (!s->info)
+		return err_set("%s: png: cannot create the decoder", r->name);
+	if (setjmp(png_jmpbuf(s->png)))
+		return err_set("%s: png: %s", r->name, s->msg.text);
+
+	png_set_read_fn(s->png, s, read_fn);
+	png_set_user_limits(s->png, IMG_MAX_SIDE, IMG_MAX_SIDE);
+	png_read_info(s->png, s->info);
+	png_get_IHDR(s->png, s->info, &w, &h, &depth, &type, &interlace, NULL, NULL);
+
+	if (type == PNG_COLOR_TYPE_PALETTE)
+		png_set_palette_to_rgb(s->png);
+	if (type == PNG_COLOR_TYPE_GRAY && depth < 8)
+		png_set_expand_gray_1_2_4_to_8(s->png);
+	if (png_get_valid(s->png, s->info, PNG_INFO_tRNS))
+		png_set_tRNS_to_alpha(s->png);
+	if (depth == 16)
+		png_set_scale_16(s->png);
+	if (interlace != PNG_INTERLACE_NONE)
+		png_set_interlace_handling(s->png);
+	png_read_update_info(s->png, s->info);
+
+	ch = png_get_channels(s->png, s->info);
+	if (png_get_bit_depth(s->png, s->info) != 8)
+		return err_set("%s: png: unexpected bit depth %d after conversion", r->name,
+		               png_get_bit_depth(s->png, s->info));
+	if (io_check_geom(r, w, h, ch) != 0)
+		return -1;
+	if (png_get_rowbytes(s->png, s->info) != (size_t)w * (size_t)ch)
+		return err_set("%s: png: unexpected row size after conversion", r->name);
+	return 0;
+}
+
+// ---- writing -------------------------------------------------------------------------
+
+struct png_out {
+	struct outfile *f;
+	int write_failed; // outfile_write failed and set err; report that, not libpng's
+	struct png_msg msg;
+};
+
+static void write_fn(png_structp png, png_bytep data, size_t len)
+{
+	struct png_out *o = png_get_io_ptr(png);
+
+	if (outfile_write(o->f, data, len) != 0) {
+		o->write_failed = 1;
+		png_error(png, "write failed");
+	}
+}
+
+// Output goes through outfile's buffer and is flushed by outfile_commit().
+static void flush_fn(png_structp png)
+{
+	(void)png;
+}
+
+int io_png_encode(struct outfile *f, const struct img *im, int level)
+{
+	static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+	                             PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGBA};
+	struct png_out *o = NULL;
+	png_structp png = NULL;
+	png_infop info = NULL;
+	size_t stride = img_bytes(im) / (size_t)im->h;
+	volatile int rc = -1; // read after longjmp
+	int y;
+
+	// Heap state: nothing that changes after setjmp lives in a local variable.
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return err_set("%s: out of memory", outfile_name(f));
+	o->f = f;
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &o->msg, on_error, on_warning);
+	if (png)
+		info = png_create_info_struct(png);
+	if (!png || !info) {
+		err_set("%s: png: cannot create the encoder", outfile_name(f));
+		goto done;
+	}
+	if (setjmp(png_jmpbuf(png))) {
+		if (!o->write_failed)
+			err_set("%s: png: %s", outfile_name(f), o->msg.text);
+		goto done;
+	}
+	png_set_write_fn(png, o, write_fn, flush_fn);
+	png_set_compression_level(png, level);
+	png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, 8, types[im->ch],
+	             PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	for (y = 0; y < im->h; y++)
+		png_write_row(png, im->data + (size_t)y * stride);
+	png_write_end(png, NULL);
+	rc = 0;
+done:
+	if (png)
+		png_destroy_write_struct(&png, info ? &info : NULL);
+	free(o);
+	return rc;
+}
