@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: MIT
+// The only module that talks to the OpenCL driver (OpenCL 1.2 API only). Every failing
+// driver call becomes err "opencl: CALL(OBJECT): CL_ERROR_NAME"; a failed program build also
+// prints the device's build log to stderr. Devices are numbered platform by platform, device
+// by device, the same order for ocl_list_devices and ocl_open's numeric spec.
+#include "ocl.h"
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "err.h"
+#include "kernels.h"
+
+// The queue is in order; a later change adds CL_QUEUE_PROFILING_ENABLE here and only here.
+static const cl_command_queue_properties queue_props = 0;
+
+// Options for every program. Never -cl-fast-relaxed-math: OpenCL must match the CPU path
+// byte for byte.
+static const char build_options[] = "-cl-std=CL1.2";
+
+struct ocl_program {
+	struct ocl_program *next;
+	const char *name; // kernel_sources[i].name: static storage
+	cl_program prog;
+};
+
+struct ocl_kernel {
+	struct ocl_kernel *next;
+	const struct ocl_program *prog;
+	cl_kernel kern;
+	size_t wg_max; // CL_KERNEL_WORK_GROUP_SIZE for this kernel on this device
+	char name[];
+};
+
+struct ocl {
+	cl_platform_id platform;
+	cl_device_id device;
+	cl_context ctx;
+	cl_command_queue queue;
+	char *name; // "DEVICE (PLATFORM)"
+	cl_ulong max_alloc_bytes, global_mem_bytes, local_mem_bytes;
+	size_t max_wg, max_item[2]; // work-group size; work-items per dimension
+	struct ocl_program *programs;
+	struct ocl_kernel *kernels;
+};
+
+struct ocl_buf {
+	cl_mem mem;
+	size_t bytes;
+};
+
+// One entry of the device numbering.
+struct dev {
+	cl_platform_id platform;
+	cl_device_id device;
+};
+
+// ---- test-only fault injection -------------------------------------------------------------
+// With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
+// CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
+// the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
+// a device on: in ocl_open clGetDeviceInfo x6 (limits, availability), clCreateContext,
+// clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer; per program
+// built clCreateProgramWithSource, clBuildProgram; per kernel first used clCreateKernel,
+// clGetKernelWorkGroupInfo; per ocl_run one clSetKernelArg per argument, then
+// clEnqueueNDRangeKernel; clFinish. Not counted: device enumeration and selection
+// (ocl_list_devices, the name/type queries in ocl_open), clGetProgramBuildInfo (only fetches
+// the log of a build that already failed) and clRelease* (results ignored).
+static int fault_hit(void)
+{
+	static long at = -1, calls;
+
+	if (at < 0) {
+		const char *s = getenv("CLIMG_FAULT_INJECT");
+		char *end = NULL;
+
+		at = s ? strtol(s, &end, 10) : 0;
+		if (!s || end == s || *end || at < 1)
+			at = 0;
+	}
+	return at > 0 && ++calls == at;
+}
+
+#define CALL(call) (fault_hit() ? CL_OUT_OF_RESOURCES : (call))
+#define CREATE(errp, call) (fault_hit() ? (*(errp) = CL_OUT_OF_RESOURCES, NULL) : (call))
+
+#define RELEASE(fn, x)                                                                             \
+	do {                                                                                       \
+		if (x)                                                                             \
+			fn(x);                                                                     \
+		(x) = NULL;                                                                        \
+	} while (0)
+
+// ---- errors --------------------------------------------------------------------------------
+
+// clang-format would break the brace-initialiser macro over lines
+// clang-format off
+#define E(code) { code, #code }
+static const struct {
+	cl_int code;
+	const char *name;
+} error_names[] = {
+	E(CL_SUCCESS),
+	E(CL_DEVICE_NOT_FOUND),
+	E(CL_DEVICE_NOT_AVAILABLE),
+	E(CL_COMPILER_NOT_AVAILABLE),
+	E(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+	E(CL_OUT_OF_RESOURCES),
+	E(CL_OUT_OF_HOST_MEMORY),
+	E(CL_PROFILING_INFO_NOT_AVAILABLE),
+	E(CL_MEM_COPY_OVERLAP),
+	E(CL_IMAGE_FORMAT_MISMATCH),
+	E(CL_IMAGE_FORMAT_NOT_SUPPORTED),
+	E(CL_BUILD_PROGRAM_FAILURE),
+	E(CL_MAP_FAILURE),
+	E(CL_MISALIGNED_SUB_BUFFER_OFFSET),
+	E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+	E(CL_COMPILE_PROGRAM_FAILURE),
+	E(CL_LINKER_NOT_AVAILABLE),
+	E(CL_LINK_PROGRAM_FAILURE),
+	E(CL_DEVICE_PARTITION_FAILED),
+	E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE),
+	E(CL_INVALID_VALUE),
+	E(CL_INVALID_DEVICE_TYPE),
+	E(CL_INVALID_PLATFORM),
+	E(CL_INVALID_DEVICE),
+	E(CL_INVALID_CONTEXT),
+	E(CL_INVALID_QUEUE_PROPERTIES),
+	E(CL_INVALID_COMMAND_QUEUE),
+	E(CL_INVALID_HOST_PTR),
+	E(CL_INVALID_MEM_OBJECT),
+	E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR),
+	E(CL_INVALID_IMAGE_SIZE),
+	E(CL_INVALID_SAMPLER),
+	E(CL_INVALID_BINARY),
+	E(CL_INVALID_BUILD_OPTIONS),
+	E(CL_INVALID_PROGRAM),
+	E(CL_INVALID_PROGRAM_EXECUTABLE),
+	E(CL_INVALID_KERNEL_NAME),
+	E(CL_INVALID_KERNEL_DEFINITION),
+	E(CL_INVALID_KERNEL),
+	E(CL_INVALID_ARG_INDEX),
+	E(CL_INVALID_ARG_VALUE),
+	E(CL_INVALID_ARG_SIZE),
+	E(CL_INVALID_KERNEL_ARGS),
+	E(CL_INVALID_WORK_DIMENSION),
+	E(CL_INVALID_WORK_GROUP_SIZE),
+	E(CL_INVALID_WORK_ITEM_SIZE),
+	E(CL_INVALID_GLOBAL_OFFSET),
+	E(CL_INVALID_EVENT_WAIT_LIST),
+	E(CL_INVALID_EVENT),
+	E(CL_INVALID_OPERATION),
+	E(CL_INVALID_GL_OBJECT),
+	E(CL_INVALID_BUFFER_SIZE),
+	E(CL_INVALID_MIP_LEVEL),
+	E(CL_INVALID_GLOBAL_WORK_SIZE),
+	E(CL_INVALID_PROPERTY),
+	E(CL_INVALID_IMAGE_DESCRIPTOR),
+	E(CL_INVALID_COMPILER_OPTIONS),
+	E(CL_INVALID_LINKER_OPTIONS),
+	E(CL_INVALID_DEVICE_PARTITION_COUNT),
+	E(CL_PLATFORM_NOT_FOUND_KHR),
+};
+#undef E
+// clang-format on
+
+// Records "opencl: WHAT: CL_NAME" (WHAT formatted from fmt) and returns -1.
+static int fail_cl(cl_int e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_cl(cl_int e, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < sizeof error_names / sizeof error_names[0]; i++)
+		if (error_names[i].code == e)
+			return err_set("opencl: %s: %s", what, error_names[i].name);
+	return err_set("opencl: %s: OpenCL error %d", what, (int)e);
+}
+
+// ---- device enumeration --------------------------------------------------------------------
+
+// A string property of a device (d != NULL) or else of a platform, without surrounding
+// white space (some drivers pad names). Caller frees. NULL with err set.
+static char *info_str(cl_platform_id p, cl_device_id d, cl_uint param)
+{
+	size_t len = 0;
+	char *s = NULL, *a;
+	cl_int e;
+
+	e = d ? clGetDeviceInfo(d, param, 0, NULL, &len)
+	      : clGetPlatformInfo(p, param, 0, NULL, &len);
+	if (e != CL_SUCCESS)
+		goto fail;
+	if (!(s = malloc(len + 1))) {
+		err_set("out of memory");
+		return NULL;
+	}
+	e = d ? clGetDeviceInfo(d, param, len, s, NULL) : clGetPlatformInfo(p, param, len, s, NULL);
+	if (e != CL_SUCCESS)
+		goto fail;
+	s[len] = '\0';
+	for (a = s; isspace((unsigned char)*a); a++)
+		;
+	memmove(s, a, strlen(a) + 1);
+	for (len = strlen(s); len > 0 && isspace((unsigned char)s[len - 1]); len--)
+		s[len - 1] = '\0';
+	return s;
+fail:
+	fail_cl(e, d ? "clGetDeviceInfo" : "clGetPlatformInfo");
+	free(s);
+	return NULL;
+}
+
+// All devices of all platforms in numbering order. *n = 0 without error when there is no
+// ICD (CL_PLATFORM_NOT_FOUND_KHR), no platform or no device. Caller frees *out.
+static int devices_get(struct dev **out, size_t *n)
+{
+	cl_platform_id *plats = NULL;
+	cl_device_id *ids = NULL;
+	struct dev *devs = NULL, *grown;
+	cl_uint np = 0, nd;
+	size_t count = 0;
+	cl_int e;
+
+	*out = NULL;
+	*n = 0;
+	e = clGetPlatformIDs(0, NULL, &np);
+	if (e == CL_PLATFORM_NOT_FOUND_KHR || (e == CL_SUCCESS && np == 0))
+		return 0;
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clGetPlatformIDs");
+	if (!(plats = calloc(np, sizeof *plats))) {
+		err_set("out of memory");
+		goto fail;
+	}
+	if ((e = clGetPlatformIDs(np, plats, NULL)) != CL_SUCCESS) {
+		fail_cl(e, "clGetPlatformIDs");
+		goto fail;
+	}
+	for (cl_uint i = 0; i < np; i++) {
+		nd = 0;
+		e = clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+		if (e == CL_DEVICE_NOT_FOUND || (e == CL_SUCCESS && nd == 0))
+			continue;
+		if (e != CL_SUCCESS) {
+			fail_cl(e, "clGetDeviceIDs");
+			goto fail;
+		}
+		free(ids);
+		ids = calloc(nd, sizeof *ids);
+		grown = realloc(devs, (count + nd) * sizeof *devs);
+		if (!ids || !grown) {
+			err_set("out of memory");
+			goto fail;
+		}
+		devs = grown;
+		if ((e = clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, nd, ids, NULL)) !=
+		    CL_SUCCESS) {
+			fail_cl(e, "clGetDeviceIDs");
+			goto fail;
+		}
+		for (cl_uint j = 0; j < nd; j++)
+			devs[count++] = (struct dev){.platform = plats[i], .device = ids[j]};
+	}
+	free(plats);
+	free(ids);
+	*out = devs;
+	*n = count;
+	return 0;
+fail:
+	free(plats);
+	free(ids);
+	free(devs);
+	return -1;
+}
+
+static int device_type(cl_device_id d, cl_device_type *type)
+{
+	cl_int e = clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof *type, type, NULL);
+
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clGetDeviceInfo(CL_DEVICE_TYPE)");
+}
+
+static const char *type_name(cl_device_type t)
+{
+	if (t & CL_DEVICE_TYPE_GPU)
+		return "GPU";
+	if (t & CL_DEVICE_TYPE_CPU)
+		return "CPU";
+	if (t & CL_DEVICE_TYPE_ACCELERATOR)
+		return "accelerator";
+	if (t & CL_DEVICE_TYPE_CUSTOM)
+		return "custom";
+	return "other";
+}
+
+// "79.1 GiB", "512.0 MiB" or "1000 bytes" into buf.
+static const char *size_str(char buf[32], uint64_t bytes)
+{
+	if (bytes >= (uint64_t)1 << 30)
+		snprintf(buf, 32, "%.1f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+	else if (bytes >= (uint64_t)1 << 20)
+		snprintf(buf, 32, "%.1f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+	else
+		snprintf(buf, 32, "%llu bytes", (unsigned long long)bytes);
+	return buf;
+}
+
+int ocl_list_devices(FILE *out)
+{
+	struct dev *devs = NULL;
+	char *name = NULL, *plat = NULL, *version = NULL, mem[32];
+	cl_device_type type;
+	cl_ulong global_mem;
+	size_t n = 0;
+	cl_int e;
+	int ret = -1;
+
+	if (devices_get(&devs, &n) < 0)
+		return -1;
+	if (n == 0 && fprintf(out, "no OpenCL devices\n") < 0) {
+		err_set("cannot write the device list");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!(name = info_str(NULL, devs[i].device, CL_DEVICE_NAME)) ||
+		    !(plat = info_str(devs[i].platform, NULL, CL_PLATFORM_NAME)) ||
+		    !(version = info_str(NULL, devs[i].device, CL_DEVICE_VERSION)) ||
+		    device_type(devs[i].device, &type) < 0)
+			goto done;
+		e = clGetDeviceInfo(devs[i].device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global_mem,
+		                    &global_mem, NULL);
+		if (e != CL_SUCCESS) {
+			fail_cl(e, "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)");
+			goto done;
+		}
+		if (fprintf(out, "%zu: %s (%s, %s, %s, %s)\n", i, name, type_name(type), plat,
+		            version, size_str(mem, global_mem)) < 0) {
+			err_set("cannot write the device list");
+			goto done;
+		}
+		free(name);
+		free(plat);
+		free(version);
+		name = plat = version = NULL;
+	}
+	ret = 0;
+done:
+	free(name);
+	free(plat);
+	free(version);
+	free(devs);
+	return ret;
+}
+
+// ---- opening a device ----------------------------------------------------------------------
+
+static int contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++) {
+		size_t i = 0;
+
+		while (i < n && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return n == 0;
+}
+
+#define NOT_FOUND "device '%s' not found (see climg --list-devices)"
+
+// Sets *pick to the index of the device spec names (see ocl_open). -1 with err set.
+static int device_pick(const struct dev *devs, size_t n, const char *spec, size_t *pick)
+{
+	char *name = NULL, *plat = NULL, *both = NULL;
+	cl_device_type type, want = 0;
+	size_t i, pass;
+	int ret = -1;
+
+	if (!spec || !*spec) {
+		for (i = 0; i < n; i++) {
+			if (device_type(devs[i].device, &type) < 0)
+				return -1;
+			if (type & CL_DEVICE_TYPE_GPU)
+				break;
+		}
+		*pick = i < n ? i : 0;
+		return 0;
+	}
+	if (spec[strspn(spec, "0123456789")] == '\0') {
+		unsigned long long idx = strtoull(spec, NULL, 10);
+
+		if (idx < n) {
+			*pick = (size_t)idx;
+			return 0;
+		}
+		return err_set(NOT_FOUND, spec);
+	}
+	if (!strcasecmp(spec, "gpu"))
+		want = CL_DEVICE_TYPE_GPU;
+	else if (!strcasecmp(spec, "cpu"))
+		want = CL_DEVICE_TYPE_CPU;
+	if (want) {
+		for (i = 0; i < n; i++) {
+			if (device_type(devs[i].device, &type) < 0)
+				return -1;
+			if (type & want) {
+				*pick = i;
+				return 0;
+			}
+		}
+		return err_set(NOT_FOUND, spec);
+	}
+	// Pass 0 matches the device name alone, pass 1 "PLATFORM DEVICE", so "pocl" or
+	// "nvidia cuda" can name a device whose own name does not say so.
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			if (!(name = info_str(NULL, devs[i].device, CL_DEVICE_NAME)))
+				goto done;
+			if (pass == 1) {
+				if (!(plat = info_str(devs[i].platform, NULL, CL_PLATFORM_NAME)))
+					goto done;
+				if (!(both = malloc(strlen(plat) + strlen(name) + 2))) {
+					err_set("out of memory");
+					goto done;
+				}
+				sprintf(both, "%s %s", plat, name);
+			}
+			if (contains_nocase(both ? both : name, spec)) {
+				*pick = i;
+				ret = 0;
+				goto done;
+			}
+			free(name);
+			free(plat);
+			free(both);
+			name = plat = both = NULL;
+		}
+	}
+	err_set(NOT_FOUND, spec);
+done:
+	free(name);
+	free(plat);
+	free(both);
+	return ret;
+}
+
+struct ocl *ocl_open(const char *spec, int *none_available)
+{
+	cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, 0, 0};
+	struct dev *devs = NULL;
+	struct ocl *o = NULL;
+	char *dname = NULL, *pname = NULL;
+	size_t n = 0, pick = 0, items[16] = {0};
+	cl_bool available = CL_FALSE;
+	int none = 0;
+	cl_int e = CL_SUCCESS;
+
+	if (devices_get(&devs, &n) < 0)
+		goto fail;
+	if (n == 0) {
+		none = 1;
+		err_set("no OpenCL device found");
+		goto fail;
+	}
+	if (device_pick(devs, n, spec, &pick) < 0)
+		goto fail;
+	if (!(o = calloc(1, sizeof *o))) {
+		err_set("out of memory");
+		goto fail;
+	}
+	o->platform = devs[pick].platform;
+	o->device = devs[pick].device;
+	if (!(dname = info_str(NULL, o->device, CL_DEVICE_NAME)) ||
+	    !(pname = info_str(o->platform, NULL, CL_PLATFORM_NAME)))
+		goto fail;
+	if (!(o->name = malloc(strlen(dname) + strlen(pname) + 4))) {
+		err_set("out of memory");
+		goto fail;
+	}
+	sprintf(o->name, "%s (%s)", dname, pname);
+
+	// The device is chosen: from here on every call counts for fault injection.
+	// clang-format off
+#define Q(param, var) { param, #param, &(var), sizeof(var) }
+	const struct {
+		cl_device_info param;
+		const char *name;
+		void *value;
+		size_t size;
+	} queries[] = {
+		Q(CL_DEVICE_MAX_MEM_ALLOC_SIZE, o->max_alloc_bytes),
+		Q(CL_DEVICE_GLOBAL_MEM_SIZE, o->global_mem_bytes),
+		Q(CL_DEVICE_LOCAL_MEM_SIZE, o->local_mem_bytes),
+		Q(CL_DEVICE_MAX_WORK_GROUP_SIZE, o->max_wg),
+		Q(CL_DEVICE_MAX_WORK_ITEM_SIZES, items), // 3 or more dimensions; we use 2
+		Q(CL_DEVICE_AVAILABLE, available),
+	};
+#undef Q
+	// clang-format on
+	for (size_t i = 0; i < sizeof queries / sizeof queries[0]; i++) {
+		e = CALL(clGetDeviceInfo(o->device, queries[i].param, queries[i].size,
+		                         queries[i].value, NULL));
+		if (e != CL_SUCCESS) {
+			fail_cl(e, "clGetDeviceInfo(%s)", queries[i].name);
+			goto fail;
+		}
+	}
+	o->max_item[0] = items[0];
+	o->max_item[1] = items[1];
+	if (!available) {
+		err_set("opencl: %s is not available", o->name);
+		goto fail;
+	}
+
+	props[1] = (cl_context_properties)o->platform;
+	o->ctx = CREATE(&e, clCreateContext(props, 1, &o->device, NULL, NULL, &e));
+	if (!o->ctx) {
+		fail_cl(e, "clCreateContext(%s)", o->name);
+		goto fail;
+	}
+	o->queue = CREATE(&e, clCreateCommandQueue(o->ctx, o->device, queue_props, &e));
+	if (!o->queue) {
+		fail_cl(e, "clCreateCommandQueue(%s)", o->name);
+		goto fail;
+	}
+	free(devs);
+	free(dname);
+	free(pname);
+	if (none_available)
+		*none_available = 0;
+	return o;
+fail:
+	if (none_available)
+		*none_available = none;
+	free(devs);
+	free(dname);
+	free(pname);
+	ocl_close(o);
+	return NULL;
+}
+
+void ocl_close(struct ocl *o)
+{
+	if (!o)
+		return;
+	while (o->kernels) {
+		struct ocl_kernel *k = o->kernels;
+
+		o->kernels = k->next;
+		RELEASE(clReleaseKernel, k->kern);
+		free(k);
+	}
+	while (o->programs) {
+		struct ocl_program *p = o->programs;
+
+		o->programs = p->next;
+		RELEASE(clReleaseProgram, p->prog);
+		free(p);
+	}
+	RELEASE(clReleaseCommandQueue, o->queue);
+	RELEASE(clReleaseContext, o->ctx);
+	free(o->name);
+	free(o);
+}
+
+const char *ocl_device_name(const struct ocl *o)
+{
+	return o->name;
+}
+
+// ---- programs and kernels ------------------------------------------------------------------
+
+static struct ocl_program *program_find(const struct ocl *o, const char *name)
+{
+	struct ocl_program *p;
+
+	for (p = o->programs; p && strcmp(p->name, name); p = p->next)
+		;
+	return p;
+}
+
+static void build_log_print(const struct ocl *o, cl_program prog, const char *name)
+{
+	size_t len = 0;
+	char *log = NULL;
+
+	if (clGetProgramBuildInfo(prog, o->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) ==
+	        CL_SUCCESS &&
+	    (log = malloc(len + 1)) &&
+	    clGetProgramBuildInfo(prog, o->device, CL_PROGRAM_BUILD_LOG, len, log, NULL) ==
+	        CL_SUCCESS) {
+		log[len] = '\0';
+		while (len > 0 && (log[len - 1] == '\n' || log[len - 1] == '\0'))
+			log[--len] = '\0';
+	} else {
+		free(log);
+		log = NULL;
+	}
+	fprintf(stderr, "climg: opencl: build log for kernels/%s.cl on %s:\n%s\n", name, o->name,
+	        log && *log ? log : "(the driver gave no build log)");
+	free(log);
+}
+
+int ocl_build(struct ocl *o, const char *const *programs, int n)
+{
+	const struct kernel_source *src;
+	const char *text;
+	struct ocl_program *p = NULL;
+	cl_program prog = NULL;
+	cl_int e;
+
+	for (int i = 0; i < n; i++) {
+		if (program_find(o, programs[i]))
+			continue;
+		for (src = kernel_sources; src->name && strcmp(src->name, programs[i]); src++)
+			;
+		if (!src->name)
+			return err_set("opencl: kernels/%s.cl is not embedded in this binary",
+			               programs[i]);
+		// The API takes const char **, the table holds const char *const.
+		text = src->source;
+		prog = CREATE(&e, clCreateProgramWithSource(o->ctx, 1, &text, NULL, &e));
+		if (!prog) {
+			fail_cl(e, "clCreateProgramWithSource(kernels/%s.cl)", src->name);
+			goto fail;
+		}
+		e = CALL(clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL));
+		if (e == CL_BUILD_PROGRAM_FAILURE) {
+			build_log_print(o, prog, src->name);
+			err_set(
+			    "opencl: kernels/%s.cl failed to build on %s: CL_BUILD_PROGRAM_FAILURE",
+			    src->name, o->name);
+			goto fail;
+		}
+		if (e != CL_SUCCESS) {
+			fail_cl(e, "clBuildProgram(kernels/%s.cl)", src->name);
+			goto fail;
+		}
+		if (!(p = malloc(sizeof *p))) {
+			err_set("out of memory");
+			goto fail;
+		}
+		*p = (struct ocl_program){.next = o->programs, .name = src->name, .prog = prog};
+		o->programs = p;
+		prog = NULL;
+	}
+	return 0;
+fail:
+	RELEASE(clReleaseProgram, prog);
+	return -1;
+}
+
+// The cached kernel `name` of program `program`, created on first use. NULL with err set.
+static struct ocl_kernel *kernel_get(struct ocl *o, const char *program, const char *name)
+{
+	struct ocl_kernel *k;
+	struct ocl_program *p;
+	cl_int e;
+
+	for (k = o->kernels; k; k = k->next)
+		if (!strcmp(k->name, name) && !strcmp(k->prog->name, program))
+			return k;
+	if (!(p = program_find(o, program))) {
+		err_set("opencl: kernels/%s.cl was not built before running %s", program, name);
+		return NULL;
+	}
+	if (!(k = calloc(1, sizeof *k + strlen(name) + 1))) {
+		err_set("out of memory");
+		return NULL;
+	}
+	strcpy(k->name, name);
+	k->prog = p;
+	k->kern = CREATE(&e, clCreateKernel(p->prog, name, &e));
+	if (!k->kern) {
+		fail_cl(e, "clCreateKernel(%s)", name);
+		goto fail;
+	}
+	e = CALL(clGetKernelWorkGroupInfo(k->kern, o->device, CL_KERNEL_WORK_GROUP_SIZE,
+	                                  sizeof k->wg_max, &k->wg_max, NULL));
+	if (e != CL_SUCCESS) {
+		fail_cl(e, "clGetKernelWorkGroupInfo(%s)", name);
+		goto fail;
+	}
+	if (k->wg_max == 0 || k->wg_max > o->max_wg)
+		k->wg_max = o->max_wg ? o->max_wg : 1;
+	k->next = o->kernels;
+	o->kernels = k;
+	return k;
+fail:
+	RELEASE(clReleaseKernel, k->kern);
+	free(k);
+	return NULL;
+}
+
+// A local size for a gw x gh range: 16x16, or 256x1 (1x256) for a single row (column),
+// halved while a half still covers the range in that dimension, then until it fits the
+// device's per-dimension limits and the kernel's work-group size.
+static void local_pick(const struct ocl *o, const struct ocl_kernel *k, size_t gw, size_t gh,
+                       size_t local[2])
+{
+	size_t lw = 16, lh = 16;
+
+	if (gh == 1) {
+		lw = 256;
+		lh = 1;
+	} else if (gw == 1) {
+		lw = 1;
+		lh = 256;
+	}
+	while (lw > 1 && (lw > o->max_item[0] || lw / 2 >= gw)) // no group wider than needed
+		lw /= 2;
+	while (lh > 1 && (lh > o->max_item[1] || lh / 2 >= gh))
+		lh /= 2;
+	while (lw * lh > k->wg_max) {
+		if (lw >= lh && lw > 1)
+			lw /= 2;
+		else if (lh > 1)
+			lh /= 2;
+		else
+			break;
+	}
+	local[0] = lw;
+	local[1] = lh;
+}
+
+int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
+            size_t local_w, size_t local_h, const struct ocl_arg *args)
+{
+	struct ocl_kernel *k;
+	size_t global[2], local[2] = {local_w, local_h};
+	cl_ulong local_bytes = 0;
+	cl_int e = CL_SUCCESS;
+
+	if (!(k = kernel_get(o, program, kernel)))
+		return -1;
+	for (cl_uint i = 0; args[i].kind != OCL_ARG_END; i++) {
+		const struct ocl_arg *a = &args[i];
+		cl_int iv = a->i;
+		cl_uint uv = a->u;
+		cl_mem m;
+
+		switch (a->kind) {
+		case OCL_ARG_BUF:
+			if (!a->buf)
+				return err_set("opencl: %s: argument %u is a NULL buffer", kernel,
+				               i);
+			m = a->buf->mem;
+			e = CALL(clSetKernelArg(k->kern, i, sizeof m, &m));
+			break;
+		case OCL_ARG_INT: e = CALL(clSetKernelArg(k->kern, i, sizeof iv, &iv)); break;
+		case OCL_ARG_UINT: e = CALL(clSetKernelArg(k->kern, i, sizeof uv, &uv)); break;
+		case OCL_ARG_LOCAL:
+			local_bytes += a->local_bytes;
+			e = CALL(clSetKernelArg(k->kern, i, a->local_bytes, NULL));
+			break;
+		default:
+			return err_set("opencl: %s: argument %u has unknown kind %d", kernel, i,
+			               (int)a->kind);
+		}
+		if (e != CL_SUCCESS)
+			return fail_cl(e, "clSetKernelArg(%s, %u)", kernel, i);
+	}
+	if (local_bytes > o->local_mem_bytes)
+		return err_set("opencl: %s needs %llu bytes of local memory, %s has %llu", kernel,
+		               (unsigned long long)local_bytes, o->name,
+		               (unsigned long long)o->local_mem_bytes);
+	if (gw == 0 || gh == 0)
+		return 0; // nothing to do (OpenCL 1.2 rejects an empty range)
+	if (local_w == 0 && local_h == 0)
+		local_pick(o, k, gw, gh, local);
+	else if (local_w == 0 || local_h == 0)
+		return err_set("opencl: %s: local size %zux%zu: give both or neither", kernel,
+		               local_w, local_h);
+	if (gw > SIZE_MAX - local[0] || gh > SIZE_MAX - local[1])
+		return err_set("opencl: %s: range %zux%zu is too large", kernel, gw, gh);
+	global[0] = (gw + local[0] - 1) / local[0] * local[0];
+	global[1] = (gh + local[1] - 1) / local[1] * local[1];
+	e = CALL(clEnqueueNDRangeKernel(o->queue, k->kern, 2, NULL, global, local, 0, NULL, NULL));
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clEnqueueNDRangeKernel(%s)", kernel);
+	return 0;
+}
+
+int ocl_finish(struct ocl *o)
+{
+	cl_int e = CALL(clFinish(o->queue));
+
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clFinish");
+}
+
+// ---- buffers -------------------------------------------------------------------------------
+
+struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes)
+{
+	struct ocl_buf *b;
+	char want[32], max[32];
+	cl_int e = CL_SUCCESS;
+
+	if (bytes == 0) {
+		err_set("opencl: cannot allocate an empty buffer");
+		return NULL;
+	}
+	// Checked here because some drivers (NVIDIA) accept a too large buffer and fail later.
+	if ((uint64_t)bytes > o->max_alloc_bytes) {
+		err_set("opencl: a buffer of %s (%zu bytes) exceeds the %s allocation limit of %s",
+		        size_str(want, bytes), bytes, o->name, size_str(max, o->max_alloc_bytes));
+		return NULL;
+	}
+	if (!(b = calloc(1, sizeof *b))) {
+		err_set("out of memory");
+		return NULL;
+	}
+	b->bytes = bytes;
+	b->mem = CREATE(&e, clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e));
+	if (!b->mem) {
+		fail_cl(e, "clCreateBuffer(%zu bytes)", bytes);
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
+void ocl_buf_free(struct ocl_buf *b)
+{
+	if (!b)
+		return;
+	RELEASE(clReleaseMemObject, b->mem);
+	free(b);
+}
+
+int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes)
+{
+	cl_int e;
+
+	if (bytes > dst->bytes)
+		return err_set("opencl: upload of %zu bytes into a buffer of %zu", bytes,
+		               dst->bytes);
+	e = CALL(clEnqueueWriteBuffer(o->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clEnqueueWriteBuffer(%zu bytes)", bytes);
+}
+
+int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes)
+{
+	cl_int e;
+
+	if (bytes > src->bytes)
+		return err_set("opencl: download of %zu bytes from a buffer of %zu", bytes,
+		               src->bytes);
+	e = CALL(clEnqueueReadBuffer(o->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clEnqueueReadBuffer(%zu bytes)", bytes);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// The only module that talks to the OpenCL driver. Nothing outside src/ocl.c includes
+// <CL/cl.h>: callers see opaque handles and 0/-1 returns with err set, OpenCL errors named
+// (CL_OUT_OF_RESOURCES, not -5).
+#ifndef CLIMG_OCL_H
+#define CLIMG_OCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ocl;     // a device, its context, one in-order queue, the programs built for it
+struct ocl_buf; // a device buffer
+
+// Prints one line per device across all platforms, numbered in the order --device N uses:
+//   0: NVIDIA H100 80GB HBM3 (GPU, NVIDIA CUDA, OpenCL 3.0 CUDA, 79.1 GiB)
+// Prints "no OpenCL devices" when there are none. -1 with err set on a driver error.
+int ocl_list_devices(FILE *out);
+
+// Opens a device. spec: NULL or "" = automatic (the first GPU, else the first device of any
+// type); "gpu"; "cpu" (an OpenCL CPU device such as PoCL); a number from ocl_list_devices;
+// otherwise a case-insensitive substring of the device name.
+// Returns NULL with err set on failure; *none_available is set to 1 when the failure is
+// that no platform or device exists at all (the caller may fall back to the CPU path),
+// 0 otherwise (a spec that matches nothing, a driver error).
+struct ocl *ocl_open(const char *spec, int *none_available);
+
+void ocl_close(struct ocl *o); // NULL-safe
+
+// "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)"
+const char *ocl_device_name(const struct ocl *o);
+
+// Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
+// On a build failure the device's build log goes to stderr and err names the program.
+int ocl_build(struct ocl *o, const char *const *programs, int n);
+
+// Device buffers. ocl_buf_new checks bytes against CL_DEVICE_MAX_MEM_ALLOC_SIZE itself.
+struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes);
+void ocl_buf_free(struct ocl_buf *b); // NULL-safe
+int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes);
+int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes);
+
+// Kernel arguments, in order, ended by OCL_END.
+enum ocl_arg_kind { OCL_ARG_END = 0, OCL_ARG_BUF, OCL_ARG_INT, OCL_ARG_UINT, OCL_ARG_LOCAL };
+struct ocl_arg {
+	enum ocl_arg_kind kind;
+	struct ocl_buf *buf; // OCL_ARG_BUF
+	int32_t i;           // OCL_ARG_INT
+	uint32_t u;          // OCL_ARG_UINT
+	size_t local_bytes;  // OCL_ARG_LOCAL: __local memory of this size
+};
+#define OCL_BUF(b) ((struct ocl_arg){ .kind = OCL_ARG_BUF, .buf = (b) })
+#define OCL_INT(v) ((struct ocl_arg){ .kind = OCL_ARG_INT, .i = (int32_t)(v) })
+#define OCL_UINT(v) ((struct ocl_arg){ .kind = OCL_ARG_UINT, .u = (uint32_t)(v) })
+#define OCL_LOCAL(n) ((struct ocl_arg){ .kind = OCL_ARG_LOCAL, .local_bytes = (n) })
+#define OCL_END ((struct ocl_arg){ .kind = OCL_ARG_END })
+
+// Enqueues kernel `kernel` of program `program` over a 2-D range of gw x gh work-items
+// (any sizes; ocl_run rounds the range up to a multiple of the local size it picks, so
+// kernels must ignore items outside the image). local_w/local_h: 0 lets ocl choose.
+// Does not wait for completion.
+int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
+	    size_t local_w, size_t local_h, const struct ocl_arg *args);
+
+// Waits for everything queued; reports errors that surface at completion.
+int ocl_finish(struct ocl *o);
+
+#endif
