@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// The chain of stages: parsed from argv tokens, planned for an input geometry before any
+// pixel is decoded, then run on the CPU (the reference), on an OpenCL device, or on both
+// with a byte-for-byte comparison after every stage (--verify).
+#ifndef CLIMG_PIPELINE_H
+#define CLIMG_PIPELINE_H
+
+#include <stddef.h>
+
+#include "img.h"
+#include "stages/stage.h"
+
+struct ocl;
+
+struct chain_stage {
+	const struct stage_ops *ops;
+	const char *token; // the argv token, for messages
+	void *params;      // ops->params_size bytes, owned by the chain
+	struct geom in;    // set by chain_plan
+	struct stage_plan plan;
+};
+
+struct chain {
+	int n;
+	struct chain_stage *st;
+	struct geom in, out; // set by chain_plan
+	size_t max_bytes;    // the largest image anywhere in the chain, set by chain_plan
+};
+
+// Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c. -1 with err set naming the bad
+// token; c is then already freed.
+int chain_parse(struct chain *c, int n, char *const *tokens);
+
+// Computes every stage's input and output geometry for an input of geometry in.
+int chain_plan(struct chain *c, const struct geom *in);
+
+void chain_free(struct chain *c);
+
+// The distinct OpenCL programs the chain needs, at most max; returns how many.
+int chain_programs(const struct chain *c, const char **programs, int max);
+
+// Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
+// (free() it) and holds c->out.
+int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out);
+
+// Runs the planned chain on the device: one upload, every stage on one in-order queue
+// with two device buffers in turn, one download. Same contract as pipeline_cpu.
+int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out);
+
+// Runs both paths and compares the image after every stage. Returns 0 when identical
+// (out then holds the result), 1 on the first difference (err holds the stage, x, y,
+// channel and both values), -1 on failure.
+int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in,
+		    struct img *out);
+
+#endif

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// Every stage, in --list-stages order. Adding a stage adds one line to each list.
+#include <string.h>
+
+#include "stage.h"
+
+extern const struct stage_ops stage_grey;
+extern const struct stage_ops stage_rotate;
+extern const struct stage_ops stage_transpose;
+
+const struct stage_ops *const stage_list[] = {
+	&stage_grey,
+	&stage_rotate,
+	&stage_transpose,
+	NULL,
+};
+
+const struct stage_ops *stage_find(const char *name)
+{
+	for (int i = 0; stage_list[i]; i++)
+		if (!strcmp(stage_list[i]->name, name))
+			return stage_list[i];
+	return NULL;
+}

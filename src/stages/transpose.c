@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// transpose: mirror about the main diagonal, as ImageMagick -transpose and OpenCV transpose.
+//
+//   transpose        out(x, y) = in(y, x)
+//
+// Output size: H x W for a W x H input. kernels/transpose.cl computes the same.
+#include "../err.h"
+#include "../ocl.h"
+#include "stage.h"
+
+static int transpose_parse(void *params, int argc, char **argv)
+{
+	(void)params;
+	(void)argv;
+	if (argc)
+		return err_set("transpose: takes no arguments");
+	return 0;
+}
+
+static int transpose_plan(const void *params, const struct geom *in, struct stage_plan *plan)
+{
+	(void)params;
+	plan->out = (struct geom){ in->h, in->w, in->ch };
+	plan->passthrough = false;
+	return 0;
+}
+
+static void transpose_run_cpu(const void *params, const struct img *in, struct img *out)
+{
+	int ch = in->ch;
+	(void)params;
+	for (int y = 0; y < out->h; y++) {
+		uint8_t *d = out->data + (size_t)y * out->w * ch;
+		for (int x = 0; x < out->w; x++, d += ch) {
+			const uint8_t *s = in->data + ((size_t)x * in->w + y) * ch;
+			for (int c = 0; c < ch; c++)
+				d[c] = s[c];
+		}
+	}
+}
+
+static int transpose_run_cl(const void *params, const struct stage_cl *c)
+{
+	(void)params;
+	return ocl_run(c->ocl, "transpose", "transpose", (size_t)c->gout.w, (size_t)c->gout.h,
+		       0, 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
+					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch), OCL_END });
+}
+
+const struct stage_ops stage_transpose = {
+	.name = "transpose",
+	.usage = "transpose",
+	.summary = "mirror about the main diagonal: out(x, y) = in(y, x)",
+	.params_size = 0,
+	.parse = transpose_parse,
+	.plan = transpose_plan,
+	.run_cpu = transpose_run_cpu,
+	.program = "transpose",
+	.run_cl = transpose_run_cl,
+};
