@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+# Helpers shared by the tests/t-*.sh files, sourced by tests/run.sh.
+# Each check adds one to $pass or $fail; a failure prints one "FAIL: ..." line.
+# $T is a scratch directory, $CLIMG the binary, $IMGTOOL the test image tool.
+
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*"
+}
+
+# check NAME CMD...: passes when CMD exits 0.
+check() {
+	_name=$1
+	shift
+	if "$@" >"$T/check.out" 2>&1; then ok; else
+		bad "$_name"
+		sed 's/^/    | /' "$T/check.out" | head -n 5
+	fi
+}
+
+# check_not NAME CMD...: passes when CMD exits non-zero.
+check_not() {
+	_name=$1
+	shift
+	if "$@" >"$T/check.out" 2>&1; then bad "$_name (succeeded, should not)"; else ok; fi
+}
+
+# expect_exit CODE NAME CMD...: runs CMD with stdout in $T/out and stderr in $T/err and
+# passes when it exits with CODE.
+expect_exit() {
+	_code=$1
+	_name=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	_rc=$?
+	if [ "$_rc" = "$_code" ]; then ok; else
+		bad "$_name (exit $_rc, want $_code)"
+		sed 's/^/    | /' "$T/err" | head -n 5
+	fi
+}
+
+# expect_stderr NAME PATTERN: passes when $T/err (from the last expect_exit) matches the
+# grep -E PATTERN.
+expect_stderr() {
+	if grep -Eq -- "$2" "$T/err"; then ok; else
+		bad "$1 (stderr does not match '$2')"
+		sed 's/^/    | /' "$T/err" | head -n 5
+	fi
+}
+
+# same_pixels NAME A B: passes when two image files decode to the same geometry and bytes.
+same_pixels() {
+	_name=$1
+	if "$IMGTOOL" cmp "$2" "$3" >"$T/check.out" 2>&1; then ok; else
+		bad "$_name"
+		sed 's/^/    | /' "$T/check.out" | head -n 5
+	fi
+}

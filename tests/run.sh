@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The whole test suite: the C unit tests, then every tests/t-*.sh file. The last line reads
+# "N passed, N failed"; the exit status is 0 only when nothing failed.
+cd "$(dirname "$0")/.." || exit 1
+CLIMG=$PWD/climg
+IMGTOOL=$PWD/tests/imgtool
+T=$(mktemp -d "${TMPDIR:-/tmp}/climg-test.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+export CLIMG IMGTOOL T
+. tests/lib.sh
+
+# C unit tests print one "PASS name" or "FAIL name: why" line per check.
+tests/unit >"$T/unit.out" 2>&1
+rc=$?
+n=$(grep -c '^PASS ' "$T/unit.out")
+pass=$((pass + n))
+grep '^FAIL ' "$T/unit.out" | sed 's/^FAIL /FAIL: unit: /'
+fail=$((fail + $(grep -c '^FAIL ' "$T/unit.out")))
+if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/unit.out"; then
+	bad "unit: exited $rc"
+	tail -n 5 "$T/unit.out"
+fi
+
+for t in tests/t-*.sh; do
+	echo "== $t"
+	. "./$t"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

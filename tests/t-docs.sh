@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# README, man page, --help and the binary agree.
+
+check "man page formats without warnings" sh -c "groff -man -ww -z man/climg.1 2>&1 | grep -q . && exit 1 || exit 0"
+"$CLIMG" --help >"$T/help.txt"
+"$CLIMG" --list-stages | awk '{print $1}' | sed 's/[:[].*//' >"$T/stages.txt"
+check "there are stages" test -s "$T/stages.txt"
+while read -r s; do
+	check "man page documents stage $s" grep -q "^\.B[IR]* *$s\b" man/climg.1
+	check "README documents stage $s" grep -q "^| \`$s" README.md
+	check "--help documents stage $s" grep -q "^  $s" "$T/help.txt"
+done <"$T/stages.txt"
+# every long option in --help is in the man page and the README, and works
+grep -o -- '--[a-z][a-z-]*' "$T/help.txt" | sort -u >"$T/opts.txt"
+while read -r o; do
+	m=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
+	check "man page documents $o" grep -q -- "$m" man/climg.1
+	check "README documents $o" grep -q -- "$o" README.md
+done <"$T/opts.txt"
+check "README shows the test command" grep -q '^    make test$' README.md
+check ".ci/run runs the README's test command" grep -q '^make test$' .ci/run
+check "every source file has an SPDX line" sh -c '! for f in $(git ls-files "*.c" "*.h" "*.cl" "*.sh" Makefile .ci/run man/climg.1 2>/dev/null || find src kernels tests tools -name "*.[ch]" -o -name "*.cl" -o -name "*.sh"); do head -n 3 "$f" | grep -q SPDX-License-Identifier || echo "$f"; done | grep .'

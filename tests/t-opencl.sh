@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+# OpenCL against the CPU path, byte for byte, for every stage and several chains on odd
+# sizes with 1-4 channels; device choice and the fallback to the CPU path. Runs on whatever
+# device climg picks (PoCL in CI; the GPU on a GPU machine; CLIMG_DEVICE to choose).
+# With no OpenCL device these tests fail, unless CLIMG_TEST_NO_OPENCL=1 says to skip them.
+
+D=$T/opencl
+mkdir -p "$D"
+if ! "$CLIMG" --list-devices | grep -q '^0: '; then
+	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
+		echo "skipping OpenCL tests: no device and CLIMG_TEST_NO_OPENCL=1"
+		return 0 2>/dev/null || exit 0
+	fi
+	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
+fi
+echo "device: $("$CLIMG" --list-devices | head -n 1)"
+
+CHAINS="rotate:90|rotate:180|rotate:270|transpose|rotate:90 rotate:180 transpose rotate:-90|grey|grey:bt709 rotate:90|grey:avg transpose rotate:180|transpose grey rotate:270"
+for size in 1x1 1x17 17x1 13x7 640x480 1031x769; do
+	w=${size%x*}
+	h=${size#*x}
+	for ch in 1 2 3 4; do
+		img="$D/in-$size-$ch.png"
+		"$IMGTOOL" make "$w" "$h" "$ch" noise:$((w * 31 + h * 7 + ch)) "$img"
+		echo "$CHAINS" | tr '|' '\n' | while read -r chain; do
+			# shellcheck disable=SC2086
+			"$CLIMG" "$img" $chain --verify -o "$D/cl.png" >"$T/out" 2>"$T/err"
+			echo "verify $? $chain"
+			# shellcheck disable=SC2086
+			"$CLIMG" --cpu "$img" $chain -o "$D/cpu.png"
+			# shellcheck disable=SC2086
+			"$CLIMG" "$img" $chain -o "$D/cl.png" 2>"$T/err"
+			cmp -s "$D/cl.png" "$D/cpu.png"
+			echo "cmp $? $chain"
+		done >"$D/results"
+		while read -r what rc chain; do
+			if [ "$rc" = 0 ]; then ok; else bad "opencl $what $size ch=$ch: $chain"; fi
+		done <"$D/results"
+	done
+done
+
+# --verify reports success and a device failure is not hidden
+expect_exit 0 "--verify exit 0" "$CLIMG" "$D/in-13x7-3.png" grey rotate:90 --verify -o "$D/v.png"
+
+# ---- device choice ------------------------------------------------------------------------
+expect_exit 0 "--device 0" "$CLIMG" --device 0 "$D/in-13x7-3.png" rotate:90 -o "$D/d0.png"
+"$CLIMG" --cpu "$D/in-13x7-3.png" rotate:90 -o "$D/dcpu.png"
+check "--device 0 gives the CPU bytes" cmp "$D/d0.png" "$D/dcpu.png"
+expect_exit 1 "--device that is not there" "$CLIMG" --device no-such-device "$D/in-13x7-3.png" rotate:90 -o "$D/dx.png"
+expect_stderr "missing device named" "no-such-device"
+check_not "no output for a missing device" test -e "$D/dx.png"
+expect_exit 1 "CLIMG_DEVICE that is not there" env CLIMG_DEVICE=no-such-device "$CLIMG" "$D/in-13x7-3.png" -o "$D/dx.png"
+
+# ---- no OpenCL at all: the CPU path with one warning ------------------------------------
+mkdir -p "$D/no-icd"
+expect_exit 0 "no ICD falls back" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" "$D/in-13x7-3.png" rotate:90 -o "$D/fb.png"
+check "fallback gives the CPU bytes" cmp "$D/fb.png" "$D/dcpu.png"
+check "fallback warns once" test "$(grep -c 'warning' "$T/err")" = 1
+expect_exit 0 "no ICD, quiet" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" -q "$D/in-13x7-3.png" rotate:90 -o "$D/fb.png"
+check "quiet fallback says nothing" test ! -s "$T/err"
+expect_exit 1 "no ICD with --device" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --device gpu "$D/in-13x7-3.png" -o "$D/fb2.png"
+expect_exit 1 "no ICD with --verify" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --verify "$D/in-13x7-3.png" -o "$D/fb2.png"
+expect_exit 0 "no ICD: --list-devices" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --list-devices
+check "no ICD: list says none" grep -q 'no OpenCL devices' "$T/out"
