@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole test suite: the C unit tests, then every tests/t-*.sh file. The last line reads
 # "N passed, N failed"; the exit status is 0 only when nothing failed.
+# Arguments (e.g. `sh tests/run.sh tests/t-cli.sh`) run only those files after the unit tests.
 cd "$(dirname "$0")/.." || exit 1
 CLIMG=$PWD/climg
 IMGTOOL=$PWD/tests/imgtool
@@ -22,7 +23,8 @@ if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/unit.out"; then
 	tail -n 5 "$T/unit.out"
 fi
 
-for t in tests/t-*.sh; do
+[ $# -gt 0 ] || set -- tests/t-*.sh
+for t in "$@"; do
 	echo "== $t"
 	. "./$t"
 done
