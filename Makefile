@@ -11,7 +11,8 @@ INCDIRS   ?=
 LIBDIRS   ?=
 STB_INCDIR ?= $(firstword $(wildcard $(addsuffix /stb,$(INCDIRS)) /usr/include/stb))
 
-WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+WERROR    ?= -Werror
+WARN      := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS    ?= -O2 -g
 CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
