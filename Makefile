@@ -41,7 +41,7 @@ build/third_party/%.o: third_party/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -w -c -o $@ $<
 
 # Kernels are embedded into the binary: build/kernels.c holds each kernels/*.cl as a string.
-build/kernels.c: $(KERNELS) tools/embed-kernels.sh
+build/kernels.c: $(KERNELS) $(wildcard kernels/*.clh) tools/embed-kernels.sh
 	@mkdir -p build
 	sh tools/embed-kernels.sh $(KERNELS) > $@.tmp && mv $@.tmp $@
 

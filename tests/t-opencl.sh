@@ -16,7 +16,9 @@ fi
 echo "device: $("$CLIMG" --list-devices | head -n 1)"
 
 CHAINS="rotate:90|rotate:180|rotate:270|transpose|rotate:90 rotate:180 transpose rotate:-90|grey|grey:bt709 rotate:90|grey:avg transpose rotate:180|transpose grey rotate:270"
-for size in 1x1 1x17 17x1 13x7 640x480 1031x769; do
+# 4x4, 12x8, 132x36 and 1036x772 take the word-wide kernels (sides multiples of 4) with
+# partial tiles; the others the byte-wise ones.
+for size in 1x1 1x17 17x1 13x7 4x4 12x8 132x36 640x480 1031x769 1036x772; do
 	w=${size%x*}
 	h=${size#*x}
 	for ch in 1 2 3 4; do

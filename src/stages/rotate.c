@@ -15,6 +15,7 @@
 #include "../err.h"
 #include "../ocl.h"
 #include "../parse.h"
+#include "remap.h"
 #include "stage.h"
 
 struct rotate_params {
@@ -75,13 +76,26 @@ static void rotate_run_cpu(const void *params, const struct img *in, struct img 
 static int rotate_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct rotate_params *p = params;
-	static const char *const kernel[] = { NULL, "rotate_90", "rotate_180", "rotate_270" };
+	int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	if (!c->out)
 		return 0;
-	return ocl_run(c->ocl, "rotate", kernel[p->quarters], (size_t)c->gout.w,
-		       (size_t)c->gout.h, 0, 0,
-		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
-					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch), OCL_END });
+	if (p->quarters == 1)
+		return remap_run_cl(c, "rotate", "rotate_90");
+	if (p->quarters == 3)
+		return remap_run_cl(c, "rotate", "rotate_270");
+	if (W % 4 == 0) {
+		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group
+		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
+						     "rotate_180_c3", "rotate_180_c4" };
+		size_t groups = (size_t)W / 4, items = (groups + 3) / 4;
+		return ocl_run(c->ocl, "rotate", name[ch], (items + 255) / 256 * 256, (size_t)H,
+			       256, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+						   OCL_INT(H), OCL_END });
+	}
+	return ocl_run(c->ocl, "rotate", "rotate_180", (size_t)W, (size_t)H, 0, 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+					   OCL_INT(ch), OCL_END });
 }
 
 const struct stage_ops stage_rotate = {
