@@ -44,7 +44,8 @@ static const char usage_text[] =
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
 	"      --png-level N      PNG compression level 0-9 (default 6)\n"
-	"      --max-pixels N     refuse inputs of more than N pixels (default 268435456)\n"
+	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
+	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
 	"  -q, --quiet            no warnings\n"
 	"      --list-devices     list OpenCL devices and exit\n"
@@ -245,6 +246,7 @@ static int run(const struct options *o, struct chain *chain)
 	if (!rd)
 		goto fail;
 	g = img_reader_geom(rd);
+	chain->max_pixels = o->limits.max_pixels; // stages that grow the image obey it too
 	if (chain_plan(chain, &g) < 0) {
 		status = EXIT_USAGE;
 		goto fail;

@@ -192,6 +192,17 @@ static void test_plan(void)
 	CHECK("plan final 7x5x2", c.out.w == 7 && c.out.h == 5 && c.out.ch == 2);
 	CHECK("plan max bytes", c.max_bytes == 7 * 5 * 4);
 	chain_free(&c);
+
+	// every stage's output obeys the area limit (the input is checked by io)
+	CHECK("limit parses", chain_parse(&c, 4, (char **)t) == 0);
+	c.max_pixels = 34;
+	CHECK("plan refuses an output over max_pixels", chain_plan(&c, &g) < 0);
+	CHECK("max_pixels message names the stage and the limit",
+	      !strcmp(err_msg(), "rotate:90: the output would be 5x7 = 35 pixels, more than "
+				 "--max-pixels 34"));
+	c.max_pixels = 35;
+	CHECK("plan takes an output of exactly max_pixels", chain_plan(&c, &g) == 0);
+	chain_free(&c);
 }
 
 int main(void)
