@@ -70,7 +70,7 @@ __kernel void rotate_nearest(__global const uchar *in, __global uchar *out, int 
 }
 
 // Sample c of the pixel at byte offset off, or of the background when !inside.
-uint sample(__global const uchar *in, bool inside, size_t off, int c, uint bg)
+uint rotate_sample(__global const uchar *in, bool inside, size_t off, int c, uint bg)
 {
 	return inside ? in[off + c] : (bg >> (8 * c)) & 255;
 }
@@ -98,7 +98,7 @@ __kernel void rotate_bilinear(__global const uchar *in, __global uchar *out, int
 	uint D = 0, wa[4] = { 0, 0, 0, 0 };
 	if (alpha) {
 		for (int k = 0; k < 4; k++) {
-			wa[k] = w[k] * sample(in, ok[k], off[k], ch - 1, bg);
+			wa[k] = w[k] * rotate_sample(in, ok[k], off[k], ch - 1, bg);
 			D += wa[k];
 		}
 		d[ch - 1] = (uchar)((D + 32768) >> 16);
@@ -107,11 +107,11 @@ __kernel void rotate_bilinear(__global const uchar *in, __global uchar *out, int
 		uint n = 0;
 		if (D) {
 			for (int k = 0; k < 4; k++)
-				n += wa[k] * sample(in, ok[k], off[k], c, bg);
+				n += wa[k] * rotate_sample(in, ok[k], off[k], c, bg);
 			d[c] = (uchar)((n + D / 2) / D);
 		} else {
 			for (int k = 0; k < 4; k++)
-				n += w[k] * sample(in, ok[k], off[k], c, bg);
+				n += w[k] * rotate_sample(in, ok[k], off[k], c, bg);
 			d[c] = (uchar)((n + 32768) >> 16);
 		}
 	}
