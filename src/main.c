@@ -44,7 +44,8 @@ static const char usage_text[] =
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
 	"      --png-level N      PNG compression level 0-9 (default 6)\n"
-	"      --max-pixels N     refuse inputs of more than N pixels (default 268435456)\n"
+	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
+	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
 	"  -q, --quiet            no warnings\n"
 	"      --list-devices     list OpenCL devices and exit\n"
@@ -57,7 +58,12 @@ static const char usage_text[] =
 	"                         bt601 (default): Y = (9798 R + 19235 G + 3735 B + 16384) >> 15\n"
 	"                         bt709:           Y = (6967 R + 23435 G + 2366 B + 16384) >> 15\n"
 	"                         avg:             Y = (R + G + B + 1) / 3\n"
-	"  rotate:DEGREES         turn clockwise by a multiple of 90 (negative = anticlockwise)\n"
+	"  rotate:DEGREES[:OPTION...]  turn clockwise by any angle (negative = anticlockwise);\n"
+	"                         multiples of 90 are an exact remap. OPTIONs, any order:\n"
+	"                         bilinear (default) or nearest; expand (default: the canvas\n"
+	"                         holds the whole image) or crop (keep W x H); bg=V, bg=#RRGGBB\n"
+	"                         or bg=#RRGGBBAA for uncovered pixels (default black,\n"
+	"                         transparent with alpha)\n"
 	"  transpose              mirror about the main diagonal: out(x, y) = in(y, x)\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.\n"
@@ -245,6 +251,7 @@ static int run(const struct options *o, struct chain *chain)
 	if (!rd)
 		goto fail;
 	g = img_reader_geom(rd);
+	chain->max_pixels = o->limits.max_pixels; // stages that grow the image obey it too
 	if (chain_plan(chain, &g) < 0) {
 		status = EXIT_USAGE;
 		goto fail;

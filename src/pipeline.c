@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "io/io.h"
 #include "ocl.h"
 
 #define FREE(p) (free(p), (p) = NULL)
@@ -93,6 +94,14 @@ int chain_plan(struct chain *c, const struct geom *in)
 		if (s->plan.passthrough)
 			s->plan.out = g;
 		g = s->plan.out;
+		if (g.w > IMG_MAX_SIDE || g.h > IMG_MAX_SIDE)
+			return err_set("%s: the output would be %dx%d pixels; sides are limited to %d",
+				       s->token, g.w, g.h, IMG_MAX_SIDE);
+		if (c->max_pixels && (uint64_t)g.w * (uint64_t)g.h > c->max_pixels)
+			return err_set("%s: the output would be %dx%d = %llu pixels, more than "
+				       "--max-pixels %llu",
+				       s->token, g.w, g.h, (unsigned long long)g.w * (unsigned long long)g.h,
+				       (unsigned long long)c->max_pixels);
 		if (geom_bytes(&g) > c->max_bytes)
 			c->max_bytes = geom_bytes(&g);
 	}

@@ -6,6 +6,7 @@
 #define CLIMG_PIPELINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "img.h"
 #include "stages/stage.h"
@@ -25,13 +26,17 @@ struct chain {
 	struct chain_stage *st;
 	struct geom in, out; // set by chain_plan
 	size_t max_bytes;    // the largest image anywhere in the chain, set by chain_plan
+	uint64_t max_pixels; // set by the caller after chain_parse: the largest area any stage
+			     // may output (--max-pixels); 0 = no area limit
 };
 
 // Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c. -1 with err set naming the bad
 // token; c is then already freed.
 int chain_parse(struct chain *c, int n, char *const *tokens);
 
-// Computes every stage's input and output geometry for an input of geometry in.
+// Computes every stage's input and output geometry for an input of geometry in. -1 with err
+// set naming the stage when a stage refuses the input or its output would exceed 65535
+// pixels a side or c->max_pixels in area (a stage such as rotate can grow the image).
 int chain_plan(struct chain *c, const struct geom *in);
 
 void chain_free(struct chain *c);
