@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "err.h"
 #include "io/io.h"
@@ -17,7 +18,7 @@ enum { EXIT_RUN = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 
 struct options {
 	const char *input, *output, *device, *format;
-	bool cpu, verify, list_devices, list_stages, help, version;
+	bool cpu, verify, list_devices, list_stages, help, version, time, time_json;
 	struct write_opts write;
 	struct io_limits limits;
 	int nstages;
@@ -47,6 +48,8 @@ static const char usage_text[] =
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
+	"      --time[=json]      print the time of each phase (decode, build, upload, every\n"
+	"                         stage, download, encode, total) to stderr, as text or JSON\n"
 	"  -q, --quiet            no warnings\n"
 	"      --list-devices     list OpenCL devices and exit\n"
 	"      --list-stages      list stages and exit\n"
@@ -147,6 +150,10 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			if (!missing && !parse_long(v, 1, 1L << 40, &n))
 				return usage_error("--max-input-bytes must be a whole number from 1 to 1099511627776, not '%s'", v);
 			o->limits.max_input_bytes = (uint64_t)n;
+		} else if (!strcmp(a, "--time") || !strcmp(a, "--time=text")) {
+			o->time = true;
+		} else if (!strcmp(a, "--time=json")) {
+			o->time = o->time_json = true;
 		} else if (FLAG(NULL, "--cpu"))
 			o->cpu = true;
 		else if (FLAG(NULL, "--verify"))
@@ -211,6 +218,84 @@ static struct ocl *open_device(const struct options *o, bool *failed)
 	return NULL;
 }
 
+// ---- --time -----------------------------------------------------------------------------
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+struct timing {
+	double t0; // process work start, for the total
+	double decode_ms, encode_ms;
+	struct run_times run;
+	double *stage_ms;
+	bool on_cpu; // no device phases to report
+};
+
+// Effective GB/s of moving bytes in ms (0 when ms is 0).
+static double gbps(double bytes, double ms)
+{
+	return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+// One line per phase on stderr, or one JSON object. Stage rates count the bytes the stage
+// reads plus those it writes.
+static void time_report(const struct timing *tm, const struct chain *c, bool json)
+{
+	double in_bytes = (double)geom_bytes(&c->in), out_bytes = (double)geom_bytes(&c->out);
+	double total = now_ms() - tm->t0;
+	const char *sep = "";
+	if (json) {
+		fprintf(stderr, "{\"device\": %s, \"decode_ms\": %.3f", tm->on_cpu ? "false" : "true",
+			tm->decode_ms);
+		if (!tm->on_cpu)
+			fprintf(stderr, ", \"build_ms\": %.3f, \"upload_ms\": %.3f, \"upload_gbps\": %.2f",
+				tm->run.build_ms, tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+		fputs(", \"stages\": [", stderr);
+	} else {
+		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
+		if (!tm->on_cpu) {
+			fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "build", tm->run.build_ms);
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "upload",
+				tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+		}
+	}
+	for (int i = 0; i < c->n; i++) {
+		const struct chain_stage *s = &c->st[i];
+		double bytes = (double)geom_bytes(&s->in);
+		if (!s->plan.passthrough)
+			bytes += (double)geom_bytes(&s->plan.out);
+		if (json) {
+			fprintf(stderr, "%s{\"stage\": \"", sep);
+			for (const char *p = s->token; *p; p++) // a token may hold any byte
+				fprintf(stderr, (*p == '"' || *p == '\\') ? "\\%c" :
+						(unsigned char)*p < 32 ? "\\u%04x" : "%c", *p);
+			fprintf(stderr, "\", \"ms\": %.4f, \"gbps\": %.2f}", tm->stage_ms[i],
+				gbps(bytes, tm->stage_ms[i]));
+			sep = ", ";
+		} else {
+			fprintf(stderr, "climg: time: %2d %-19.19s %10.4f ms %9.2f GB/s\n", i + 1,
+				s->token, tm->stage_ms[i], gbps(bytes, tm->stage_ms[i]));
+		}
+	}
+	if (json) {
+		fputs("]", stderr);
+		if (!tm->on_cpu)
+			fprintf(stderr, ", \"download_ms\": %.3f, \"download_gbps\": %.2f",
+				tm->run.download_ms, gbps(out_bytes, tm->run.download_ms));
+		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", tm->encode_ms, total);
+	} else {
+		if (!tm->on_cpu)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "download",
+				tm->run.download_ms, gbps(out_bytes, tm->run.download_ms));
+		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "encode", tm->encode_ms);
+		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "total", total);
+	}
+}
+
 // Whether path is standard output or an existing special file (/dev/null, a FIFO): such
 // outputs have no extension to go by and are written as PNG unless --format says otherwise.
 static bool is_stream(const char *path)
@@ -229,6 +314,8 @@ static int run(const struct options *o, struct chain *chain)
 	struct geom g;
 	int status = EXIT_RUN, drops_alpha = 0, rc;
 	bool dev_failed, device_named;
+	struct timing tm = { .t0 = now_ms() };
+	struct run_times *times = NULL;
 
 	// the output format is known from the arguments alone
 	if (o->output) {
@@ -271,14 +358,26 @@ static int run(const struct options *o, struct chain *chain)
 	dev = open_device(o, &dev_failed);
 	if (dev_failed)
 		goto fail;
+	if (o->time) {
+		tm.stage_ms = calloc((size_t)chain->n + 1, sizeof *tm.stage_ms);
+		if (!tm.stage_ms || (dev && ocl_profile(dev) < 0))
+			goto fail;
+		tm.run.stage_ms = tm.stage_ms;
+		times = &tm.run;
+	}
 
-	in = (struct img){ g.w, g.h, g.ch, malloc(geom_bytes(&g)) };
+	// The decoder writes straight into pinned memory, which uploads at full speed.
+	in = (struct img){ g.w, g.h, g.ch, dev ? ocl_host_alloc(dev, geom_bytes(&g)) : NULL };
+	if (!in.data)
+		in.data = malloc(geom_bytes(&g));
 	if (!in.data) {
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
+	tm.decode_ms = now_ms();
 	if (img_reader_decode(rd, in.data) < 0)
 		goto fail;
+	tm.decode_ms = now_ms() - tm.decode_ms;
 	img_reader_close(rd);
 	rd = NULL;
 
@@ -289,18 +388,20 @@ static int run(const struct options *o, struct chain *chain)
 		if (rc != 0)
 			goto fail;
 	} else if (dev) {
-		if (pipeline_cl(chain, dev, &in, &res) < 0) {
+		if (pipeline_cl(chain, dev, &in, &res, times) < 0) {
 			if (device_named)
 				goto fail;
 			// An automatically chosen device failed: the CPU path gives the same bytes.
 			warn("%s; using the CPU path", err_msg());
-			if (pipeline_cpu(chain, &in, &res) < 0)
+			tm.on_cpu = true;
+			if (pipeline_cpu(chain, &in, &res, times) < 0)
 				goto fail;
 		}
-	} else if (pipeline_cpu(chain, &in, &res) < 0) {
+	} else if (pipeline_cpu(chain, &in, &res, times) < 0) {
 		goto fail;
 	}
 
+	tm.encode_ms = now_ms();
 	if (out) {
 		if (drops_alpha)
 			warn("%s output has no alpha channel; alpha dropped", img_format_name(fmt));
@@ -311,13 +412,19 @@ static int run(const struct options *o, struct chain *chain)
 		if (rc < 0)
 			goto fail;
 	}
+	tm.encode_ms = now_ms() - tm.encode_ms;
+	if (o->time) {
+		tm.on_cpu = tm.on_cpu || !dev;
+		time_report(&tm, chain, o->time_json);
+	}
 	status = 0;
 fail:
 	outfile_abort(out);
 	img_reader_close(rd);
+	ocl_host_free(dev, in.data);
+	ocl_host_free(dev, res.data);
 	ocl_close(dev);
-	free(in.data);
-	free(res.data);
+	free(tm.stage_ms);
 	return status;
 }
 

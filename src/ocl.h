@@ -65,4 +65,17 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 // Waits for everything queued; reports errors that surface at completion.
 int ocl_finish(struct ocl *o);
 
+// Profiling (--time). ocl_profile recreates the queue with profiling on; call it before
+// anything is queued. Then ocl_timer_take waits for the commands queued since its last
+// call and sets *ms to the sum of their device execution times (0 when none).
+int ocl_profile(struct ocl *o);
+int ocl_timer_take(struct ocl *o, double *ms);
+
+// Pinned (page-locked) host memory, which the device reads and writes at full speed:
+// a CL_MEM_ALLOC_HOST_PTR buffer kept mapped. NULL with err set on failure.
+// ocl_host_free frees a block from ocl_host_alloc, or free()s any other pointer (so one
+// call frees either kind; o may be NULL for plain memory). Free blocks before ocl_close.
+void *ocl_host_alloc(struct ocl *o, size_t bytes);
+void ocl_host_free(struct ocl *o, void *ptr);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "err.h"
 #include "io/io.h"
@@ -188,13 +189,25 @@ static int cpu_finish(struct cpu_run *r, struct img *out)
 	return out->data ? 0 : err_set("out of memory");
 }
 
-int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out)
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
+		 struct run_times *t)
 {
 	struct cpu_run r;
 	if (cpu_start(&r, c, in) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++) {
+		double t0 = t ? now_ms() : 0;
 		cpu_step(&r, &c->st[i]);
+		if (t)
+			t->stage_ms[i] = now_ms() - t0;
+	}
 	return cpu_finish(&r, out);
 }
 
@@ -214,16 +227,21 @@ static void cl_release(struct cl_run *r)
 	r->buf[0] = r->buf[1] = NULL;
 }
 
-static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in)
+static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in,
+		    struct run_times *t)
 {
 	const char *programs[64];
 	int n = chain_programs(c, programs, 64);
+	double t0 = now_ms();
 	*r = (struct cl_run){ .ocl = o, .g = c->in };
 	if (ocl_build(o, programs, n) < 0)
 		return -1;
+	if (t)
+		t->build_ms = now_ms() - t0;
 	r->buf[0] = ocl_buf_new(o, c->max_bytes);
 	r->buf[1] = r->buf[0] ? ocl_buf_new(o, c->max_bytes) : NULL;
-	if (!r->buf[1] || ocl_upload(o, r->buf[0], in->data, img_bytes(in)) < 0) {
+	if (!r->buf[1] || ocl_upload(o, r->buf[0], in->data, img_bytes(in)) < 0 ||
+	    (t && ocl_timer_take(o, &t->upload_ms) < 0)) {
 		cl_release(r);
 		return -1;
 	}
@@ -244,7 +262,8 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 	return 0;
 }
 
-int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out)
+int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
+		struct run_times *t)
 {
 	struct cl_run r;
 	int rc = -1;
@@ -252,22 +271,27 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 	for (int i = 0; i < c->n; i++)
 		if (!c->st[i].ops->run_cl)
 			return err_set("%s: stage has no OpenCL path", c->st[i].token);
-	if (cl_start(&r, c, o, in) < 0)
+	if (cl_start(&r, c, o, in, t) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++) {
 		if (cl_step(&r, &c->st[i]) < 0)
 			goto fail;
-	out->data = malloc(geom_bytes(&c->out));
-	if (!out->data) {
-		err_set("out of memory");
-		goto fail;
+		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
+			goto fail;
 	}
+	out->data = ocl_host_alloc(o, geom_bytes(&c->out));
+	if (!out->data)
+		goto fail;
 	if (ocl_download(o, r.buf[r.cur], out->data, geom_bytes(&c->out)) < 0)
+		goto fail;
+	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
 	rc = 0;
 fail:
-	if (rc < 0)
-		FREE(out->data);
+	if (rc < 0) {
+		ocl_host_free(o, out->data);
+		out->data = NULL;
+	}
 	cl_release(&r);
 	return rc;
 }
@@ -310,7 +334,7 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 		err_set("out of memory");
 		goto fail;
 	}
-	if (cl_start(&cl, c, o, in) < 0)
+	if (cl_start(&cl, c, o, in, NULL) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct chain_stage *s = &c->st[i];

@@ -44,13 +44,24 @@ void chain_free(struct chain *c);
 // The distinct OpenCL programs the chain needs, at most max; returns how many.
 int chain_programs(const struct chain *c, const char **programs, int max);
 
+// What a run records of its phases for --time, in milliseconds: device execution time
+// from OpenCL profiling events on the device (the queue must have profiling on, see
+// ocl_profile), the host clock on the CPU path. build_ms is host time of ocl_build.
+struct run_times {
+	double build_ms, upload_ms, download_ms;
+	double *stage_ms; // c->n entries, provided by the caller
+};
+
 // Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
-// (free() it) and holds c->out.
-int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out);
+// (free() it) and holds c->out. t may be NULL.
+int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
+		 struct run_times *t);
 
 // Runs the planned chain on the device: one upload, every stage on one in-order queue
-// with two device buffers in turn, one download. Same contract as pipeline_cpu.
-int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out);
+// with two device buffers in turn, one download. out->data is pinned host memory from
+// ocl_host_alloc (free it with ocl_host_free). t may be NULL.
+int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
+		struct run_times *t);
 
 // Runs both paths and compares the image after every stage. Returns 0 when identical
 // (out then holds the result), 1 on the first difference (err holds the stage, x, y,

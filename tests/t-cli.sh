@@ -120,3 +120,13 @@ for f in "$D/rgb.png" "$D/f4.png" "$D/f1.pgm"; do
 	"$CLIMG" --cpu "$f" rotate:-720 -o "$D/a.png"
 	same_pixels "rotate:-720 is the identity ($n)" "$D/a.png" "$f"
 done
+
+# ---- --time ----------------------------------------------------------------------------------
+expect_exit 0 "--time on the CPU path" "$CLIMG" --cpu "$D/rgb.png" grey rotate:90 --time -o "$D/t.png"
+for phase in decode " 1 grey" " 2 rotate:90" encode total; do
+	expect_stderr "--time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
+done
+"$CLIMG" --cpu "$D/rgb.png" grey rotate:90 -o "$D/t0.png"
+check "--time does not change the output" cmp "$D/t.png" "$D/t0.png"
+expect_exit 0 "--time=json" "$CLIMG" --cpu "$D/rgb.png" grey --time=json -o "$D/t.png"
+expect_stderr "--time=json is one JSON object" '^\{"device": false, "decode_ms": [0-9.]+, "stages": \[\{"stage": "grey", "ms": [0-9.]+, "gbps": [0-9.]+\}\], "encode_ms": [0-9.]+, "total_ms": [0-9.]+\}$'

@@ -64,3 +64,11 @@ expect_exit 1 "no ICD with --device" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --de
 expect_exit 1 "no ICD with --verify" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --verify "$D/in-13x7-3.png" -o "$D/fb2.png"
 expect_exit 0 "no ICD: --list-devices" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --list-devices
 check "no ICD: list says none" grep -q 'no OpenCL devices' "$T/out"
+
+# ---- --time on the device: profiling events for every phase ------------------------------------
+expect_exit 0 "--time on the device" "$CLIMG" "$D/in-640x480-3.png" grey rotate:90 --time -o "$D/t.png"
+for phase in decode build upload " 1 grey" " 2 rotate:90" download encode total; do
+	expect_stderr "device --time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
+done
+"$CLIMG" --cpu "$D/in-640x480-3.png" grey rotate:90 -o "$D/t0.png"
+check "device --time gives the CPU bytes" cmp "$D/t.png" "$D/t0.png"
