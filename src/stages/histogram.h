@@ -17,6 +17,9 @@
 // red, green, blue, alpha.
 const char *histogram_channel_name(int ch, int c);
 
+// floor(65536 * log2(x)) for x >= 1, with integers only (the plot's log scale).
+uint64_t histogram_log2_q16(uint64_t x);
+
 // Draws counts (ch * 256 bins, counts[c * 256 + v]) as an RGB image of
 // HISTOGRAM_PLOT_W x HISTOGRAM_PLOT_H; integer arithmetic only, so the bytes are the same
 // everywhere. out->data is malloc'd. -1 with err set.

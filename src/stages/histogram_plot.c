@@ -9,7 +9,7 @@
 // All channels share one vertical scale whose top is the largest count M of any bin:
 //   linear:  height(n) = (256 n + M / 2) / M
 //   log:     height(n) = (256 L(1 + n) + L(1 + M) / 2) / L(1 + M),
-//            L(x) = floor(65536 log2 x), computed exactly with integers (log2_q16)
+//            L(x) = floor(65536 log2 x), computed exactly with integers (histogram_log2_q16)
 // and any non-zero count is at least one pixel high. The axes are dark grey, with tick
 // marks at values 0, 64, 128, 192 and 255 (the ends longer) and at the top and bottom of
 // the vertical axis; with scale=log also at 1, 10, 100, ... Under the ends of the value
@@ -35,6 +35,14 @@ struct rgb {
 static const struct rgb ink = { 64, 64, 64 };
 static const struct rgb curve_grey = { 64, 64, 64 }, curve_alpha = { 176, 176, 176 };
 static const struct rgb curve_rgb[3] = { { 220, 32, 32 }, { 32, 160, 32 }, { 32, 64, 224 } };
+
+// The colour of channel c of a ch-channel image.
+static struct rgb colour(int ch, int c)
+{
+	if ((ch == 2 || ch == 4) && c == ch - 1)
+		return curve_alpha;
+	return ch <= 2 ? curve_grey : curve_rgb[c];
+}
 
 // 3 x 5 digits, one row per entry, bit 2 the left column.
 static const uint8_t digits[10][5] = {
@@ -103,19 +111,22 @@ static void number(struct img *im, int x, int y, uint64_t n)
 	}
 }
 
-// floor(65536 * log2(x)) for x >= 1, by integer squaring: exact and the same everywhere.
-static uint64_t log2_q16(uint64_t x)
+// By integer squaring, one bit of the fraction per step, in 2.62 fixed point with 128-bit
+// products (a GCC and Clang extension), so truncation never reaches the 16 bits kept for
+// any count: exact and the same everywhere.
+uint64_t histogram_log2_q16(uint64_t x)
 {
+	__extension__ typedef unsigned __int128 u128;
 	int ip = 63;
 	uint64_t m, r;
 	while (!(x >> ip))
 		ip--;
-	// m = x / 2^ip in Q1.31, in [2^31, 2^32) (x >= 2^32 loses low bits, deterministically)
-	m = ip <= 31 ? x << (31 - ip) : x >> (ip - 31);
+	// m = x / 2^ip in Q2.62, in [2^62, 2^63): exact for x < 2^63
+	m = ip <= 62 ? x << (62 - ip) : x >> (ip - 62);
 	r = (uint64_t)ip << 16;
 	for (int bit = 15; bit >= 0; bit--) {
-		m = m * m >> 31; // m^2 in Q1.31, in [2^31, 2^33)
-		if (m >> 32) {
+		m = (uint64_t)((u128)m * m >> 62); // m^2, in [2^62, 2^64)
+		if (m >> 63) {
 			m >>= 1;
 			r |= (uint64_t)1 << bit;
 		}
@@ -130,8 +141,8 @@ static int height(uint64_t n, uint64_t top, bool log_scale)
 	if (!n)
 		return 0;
 	if (log_scale) {
-		uint64_t lt = log2_q16(1 + top);
-		h = (AH * log2_q16(1 + n) + lt / 2) / lt;
+		uint64_t lt = histogram_log2_q16(1 + top);
+		h = (AH * histogram_log2_q16(1 + n) + lt / 2) / lt;
 	} else {
 		h = (AH * n + top / 2) / top;
 	}
@@ -158,9 +169,7 @@ int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *o
 		order[n++] = c;
 	for (int k = 0; k < n; k++) {
 		int c = order[k];
-		struct rgb col = c == ch - 1 && has_alpha ? curve_alpha
-				 : ch <= 2		  ? curve_grey
-							  : curve_rgb[c];
+		struct rgb col = colour(ch, c);
 		struct rgb t = { (uint8_t)(255 - (255 - col.r) / 4),
 				 (uint8_t)(255 - (255 - col.g) / 4),
 				 (uint8_t)(255 - (255 - col.b) / 4) };
@@ -173,12 +182,11 @@ int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *o
 	}
 	for (int k = 0; k < n; k++) {
 		int c = order[k], prev = 0;
-		struct rgb col = c == ch - 1 && has_alpha ? curve_alpha
-				 : ch <= 2		  ? curve_grey
-							  : curve_rgb[c];
+		struct rgb col = colour(ch, c);
 		for (int v = 0; v < 256; v++) {
 			// the curve's row for v: the bar's top, the bottom row for an empty bin
-			int h = height(counts[c * 256 + v], top, log_scale), y = Y0 + AH - (h ? h : 1);
+			int h = height(counts[c * 256 + v], top, log_scale);
+			int y = Y0 + AH - (h ? h : 1);
 			int from = v ? prev : y;
 			for (int j = from < y ? from : y; j <= (from < y ? y : from); j++)
 				put(&im, X0 + 2 * v, j, col);
