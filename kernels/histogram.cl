@@ -32,18 +32,22 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 {
 	const uint copies = 1u << log_copies, nbins = ch * 256u;
 	const uint lid = get_local_id(0), lsize = get_local_size(0), copy = lid & (copies - 1u);
-	const ulong gid = get_global_id(0), gsize = get_global_size(0), n16 = n / 16u;
+	// 32-bit vector indices suffice: an image has at most 65535 * 65535 * 4 bytes, so
+	// n16 < 2^30 (and 64-bit arithmetic is slow on GPUs)
+	const uint gid = get_global_id(0), gsize = get_global_size(0), n16 = (uint)(n / 16u);
 	__global const uchar16 *in16 = (__global const uchar16 *)in;
+	// The channel of vector k's first byte, (16k) % ch: 0 for 1, 2 and 4 channels, k % 3
+	// for 3 (16 % 3 == 1), kept up to date as k advances by gsize.
+	uint base = ch == 3u ? gid % 3u : 0u;
+	const uint step = ch == 3u ? gsize % 3u : 0u;
 
 	for (uint i = lid; i < (nbins << log_copies); i += lsize)
 		sub[i] = 0;
 	barrier(CLK_LOCAL_MEM_FENCE);
 
-	for (ulong k = gid; k < n16; k += gsize) {
+	for (uint k = gid; k < n16; k += gsize) {
 		uchar b[16];
-		uint prev[4], run[4];
-		// (16k + j) % ch: 16 is a multiple of 1, 2 and 4; for 3, 16k % 3 == k % 3
-		const uint base = ch == 3u ? (uint)(k % 3u) : 0u;
+		uint prev[4], run[4]; // per position q in the pixel: the current run's value, length
 		vstore16(in16[k], 0, b);
 #pragma unroll
 		for (uint q = 0; q < ch; q++) {
@@ -64,8 +68,13 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 #pragma unroll
 		for (uint q = 0; q < ch; q++)
 			SUB_ADD((base + q) % ch, prev[q], run[q]);
+		if (ch == 3u) {
+			base += step;
+			if (base >= 3u)
+				base -= 3u;
+		}
 	}
-	for (ulong i = n16 * 16u + gid; i < n; i += gsize)
+	for (ulong i = (ulong)n16 * 16u + gid; i < n; i += gsize)
 		SUB_ADD(i % ch, in[i], 1u);
 	barrier(CLK_LOCAL_MEM_FENCE);
 
