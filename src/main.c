@@ -420,7 +420,8 @@ static int run(const struct options *o, struct chain *chain)
 		goto fail;
 	}
 
-	// Everything is written before anything is committed, so a failure leaves no file.
+	// Everything is written before anything is committed, so a failure to encode or write
+	// leaves no file; only a failing commit (a rename) can leave earlier ones in place.
 	if (out) {
 		if (drops_alpha)
 			warn("%s output has no alpha channel; alpha dropped", img_format_name(fmt));
