@@ -43,6 +43,7 @@ static const char usage_text[] =
 	"                         GPU, else the first device)\n"
 	"      --cpu              use the plain-C reference path, no OpenCL\n"
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
+	"                         (and the histogram counts at the end)\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
 	"      --png-level N      PNG compression level 0-9 (default 6)\n"
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
@@ -68,6 +69,14 @@ static const char usage_text[] =
 	"                         or bg=#RRGGBBAA for uncovered pixels (default black,\n"
 	"                         transparent with alpha)\n"
 	"  transpose              mirror about the main diagonal: out(x, y) = in(y, x)\n"
+	"  histogram[:DEST][:plot=FILE][:scale=linear|log]\n"
+	"                         count the pixels of each value 0..255 in each channel; the\n"
+	"                         image passes through unchanged. CSV to DEST, a file or - for\n"
+	"                         stdout (the default unless plot= is given): a header line\n"
+	"                         value,grey | value,grey,alpha | value,red,green,blue |\n"
+	"                         value,red,green,blue,alpha, then 256 rows v,count,... for\n"
+	"                         v = 0..255. plot=FILE draws it too (536x300 RGB, format by\n"
+	"                         extension); scale=log gives the plot a log count axis\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.\n"
 	"See climg(1) for details.\n";
@@ -304,6 +313,112 @@ static bool is_stream(const char *path)
 	return !strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
 }
 
+// A file a stage writes from its side output (a histogram's CSV or plot).
+struct side_out {
+	const struct chain_stage *st;
+	int index;             // the file's number in the stage's list, for render
+	struct stage_file file;
+	enum img_format fmt;   // for images
+	struct outfile *f;     // opened before decoding, committed after the whole run
+};
+
+// Whether two output names are the same destination: the same name, or existing files that
+// are one (a hard link, "./h.csv" and "h.csv").
+static bool same_dest(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, b))
+		return true;
+	return strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+}
+
+// Lists the stages' files into *outs (*n of them; free() *outs) and checks them against each
+// other and against -o, from the arguments alone. Returns 0, or an exit status with err set.
+static int side_outs_plan(const struct options *o, const struct chain *chain,
+			  struct side_out **outs, int *n)
+{
+	struct side_out *s = calloc((size_t)chain->n * STAGE_FILES_MAX + 1, sizeof *s);
+	*outs = s;
+	*n = 0;
+	if (!s) {
+		err_set("out of memory");
+		return EXIT_RUN;
+	}
+	for (int i = 0; i < chain->n; i++) {
+		const struct chain_stage *st = &chain->st[i];
+		struct stage_file files[STAGE_FILES_MAX];
+		int k = st->ops->files ? st->ops->files(st->params, files) : 0;
+		for (int j = 0; j < k; j++)
+			s[(*n)++] = (struct side_out){ .st = st, .index = j, .file = files[j] };
+	}
+	for (int i = 0; i < *n; i++) {
+		const char *path = s[i].file.path, *token = s[i].st->token;
+		enum img_format ext = img_format_from_ext(path);
+		if (o->output && same_dest(path, o->output)) {
+			err_set(strcmp(path, "-") ? "%s: writes to '%s', the image output too"
+						  : "%s: writes to standard output, and so does -o -",
+				token, path);
+			return EXIT_USAGE;
+		}
+		for (int j = 0; j < i; j++) {
+			if (!same_dest(path, s[j].file.path))
+				continue;
+			int a = (int)(s[j].st - chain->st) + 1, b = (int)(s[i].st - chain->st) + 1;
+			if (!strcmp(path, "-"))
+				err_set("stage %d (%s) and stage %d (%s) both write to standard "
+					"output",
+					a, s[j].st->token, b, token);
+			else
+				err_set("stage %d (%s) and stage %d (%s) both write to '%s'", a,
+					s[j].st->token, b, token, path);
+			return EXIT_USAGE;
+		}
+		if (!s[i].file.image) {
+			if (ext) {
+				err_set("%s: '%s' would hold text, not an image; for a picture use "
+					"plot=%s",
+					token, path, path);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		s[i].fmt = ext ? ext : is_stream(path) ? FMT_PNG : FMT_NONE;
+		if (!s[i].fmt) {
+			err_set("%s: cannot tell the image format of '%s' (use .png, .jpg, .bmp, "
+				".tga or .ppm)",
+				token, path);
+			return EXIT_USAGE;
+		}
+		if (img_format_check(s[i].fmt, 3, NULL) < 0) {
+			err_prefix("%s: %s", token, path);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+// Writes every stage file from the side outputs of the finished run (not committed yet).
+static int side_outs_write(const struct side_out *s, int n, const struct write_opts *opts)
+{
+	for (int i = 0; i < n; i++) {
+		const struct chain_stage *st = s[i].st;
+		struct stage_render r;
+		int rc;
+		if (st->ops->render(st->params, &st->in, st->side, s[i].index, &r) < 0)
+			return err_prefix("%s", st->token);
+		if (s[i].file.image)
+			rc = img_encode(s[i].f, s[i].fmt, &r.im, opts);
+		else
+			rc = outfile_write(s[i].f, r.text, r.len);
+		free(r.im.data);
+		free(r.text);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int run(const struct options *o, struct chain *chain)
 {
 	struct img_reader *rd = NULL;
@@ -311,8 +426,9 @@ static int run(const struct options *o, struct chain *chain)
 	struct ocl *dev = NULL;
 	struct img in = { 0 }, res = { 0 };
 	enum img_format fmt = FMT_NONE;
+	struct side_out *sides = NULL;
 	struct geom g;
-	int status = EXIT_RUN, drops_alpha = 0, rc;
+	int status = EXIT_RUN, drops_alpha = 0, rc, nsides = 0;
 	bool dev_failed, device_named;
 	struct timing tm = { .t0 = now_ms() };
 	struct run_times *times = NULL;
@@ -333,6 +449,11 @@ static int run(const struct options *o, struct chain *chain)
 	} else if (o->format) {
 		return usage_error("%s", "--format needs -o");
 	}
+	// so are the stages' own files (a histogram's CSV and plot)
+	status = side_outs_plan(o, chain, &sides, &nsides);
+	if (status)
+		goto fail;
+	status = EXIT_RUN;
 
 	rd = img_reader_open(o->input, &o->limits);
 	if (!rd)
@@ -351,6 +472,11 @@ static int run(const struct options *o, struct chain *chain)
 		}
 		out = outfile_open(o->output);
 		if (!out)
+			goto fail;
+	}
+	for (int i = 0; i < nsides; i++) {
+		sides[i].f = outfile_open(sides[i].file.path);
+		if (!sides[i].f)
 			goto fail;
 	}
 
@@ -401,14 +527,26 @@ static int run(const struct options *o, struct chain *chain)
 		goto fail;
 	}
 
+	// Everything is written before anything is committed, so a failure to encode or write
+	// leaves no file; only a failing commit (a rename) can leave earlier ones in place.
 	tm.encode_ms = now_ms();
 	if (out) {
 		if (drops_alpha)
 			warn("%s output has no alpha channel; alpha dropped", img_format_name(fmt));
 		if (img_encode(out, fmt, &res, &o->write) < 0)
 			goto fail; // out is aborted below: the temporary file goes
+	}
+	if (side_outs_write(sides, nsides, &o->write) < 0)
+		goto fail;
+	if (out) {
 		rc = outfile_commit(out); // frees out, removing the temporary file on failure
 		out = NULL;
+		if (rc < 0)
+			goto fail;
+	}
+	for (int i = 0; i < nsides; i++) {
+		rc = outfile_commit(sides[i].f);
+		sides[i].f = NULL;
 		if (rc < 0)
 			goto fail;
 	}
@@ -419,6 +557,9 @@ static int run(const struct options *o, struct chain *chain)
 	}
 	status = 0;
 fail:
+	for (int i = 0; i < nsides; i++)
+		outfile_abort(sides[i].f);
+	free(sides);
 	outfile_abort(out);
 	img_reader_close(rd);
 	ocl_host_free(dev, in.data);

@@ -49,6 +49,7 @@ struct ocl {
 	char *name; // "DEVICE (PLATFORM)"
 	cl_ulong max_alloc_bytes, global_mem_bytes, local_mem_bytes;
 	size_t max_wg, max_item[2]; // work-group size; work-items per dimension
+	cl_uint compute_units;
 	struct ocl_program *programs;
 	struct ocl_kernel *kernels;
 	bool profiling;     // commands keep their events for ocl_timer_take
@@ -79,8 +80,9 @@ struct dev {
 // With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
 // CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
-// a device on: in ocl_open clGetDeviceInfo x6 (limits, availability), clCreateContext,
-// clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer; per program
+// a device on: in ocl_open clGetDeviceInfo x7 (limits, availability), clCreateContext,
+// clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer;
+// clEnqueueFillBuffer; per program
 // built clCreateProgramWithSource, clBuildProgram; per kernel first used clCreateKernel,
 // clGetKernelWorkGroupInfo; per ocl_run one clSetKernelArg per argument, then
 // clEnqueueNDRangeKernel; clFinish. Not counted: device enumeration and selection
@@ -521,6 +523,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 		Q(CL_DEVICE_MAX_WORK_GROUP_SIZE, o->max_wg),
 		Q(CL_DEVICE_MAX_WORK_ITEM_SIZES, items), // 3 or more dimensions; we use 2
 		Q(CL_DEVICE_AVAILABLE, available),
+		Q(CL_DEVICE_MAX_COMPUTE_UNITS, o->compute_units),
 	};
 #undef Q
 	// clang-format on
@@ -1019,4 +1022,27 @@ int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes)
 		return fail_cl(e, "clEnqueueReadBuffer(%zu bytes)", bytes);
 	event_keep(o, ev);
 	return 0;
+}
+
+int ocl_zero(struct ocl *o, struct ocl_buf *b, size_t bytes)
+{
+	const cl_uint zero = 0;
+	cl_int e;
+
+	if (bytes > b->bytes || bytes % sizeof zero)
+		return err_set("opencl: cannot zero %zu bytes of a buffer of %zu", bytes, b->bytes);
+	if (bytes == 0)
+		return 0;
+	e = CALL(clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, bytes, 0, NULL,
+	                             NULL));
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clEnqueueFillBuffer(%zu bytes)", bytes);
+}
+
+struct ocl_limits ocl_get_limits(const struct ocl *o)
+{
+	return (struct ocl_limits){
+	    .local_mem_bytes = o->local_mem_bytes,
+	    .max_wg = o->max_wg ? o->max_wg : 1,
+	    .compute_units = o->compute_units ? o->compute_units : 1,
+	};
 }

@@ -40,6 +40,17 @@ void ocl_buf_free(struct ocl_buf *b); // NULL-safe
 int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes);
 int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes);
 
+// Enqueues setting the first bytes of b (a multiple of 4) to zero; does not wait.
+int ocl_zero(struct ocl *o, struct ocl_buf *b, size_t bytes);
+
+// Device limits, for kernels that size their own work (work-group count, __local memory).
+struct ocl_limits {
+	uint64_t local_mem_bytes; // CL_DEVICE_LOCAL_MEM_SIZE: __local memory per work-group
+	size_t max_wg;            // CL_DEVICE_MAX_WORK_GROUP_SIZE
+	unsigned compute_units;   // CL_DEVICE_MAX_COMPUTE_UNITS, at least 1
+};
+struct ocl_limits ocl_get_limits(const struct ocl *o);
+
 // Kernel arguments, in order, ended by OCL_END.
 enum ocl_arg_kind { OCL_ARG_END = 0, OCL_ARG_BUF, OCL_ARG_INT, OCL_ARG_UINT, OCL_ARG_LOCAL };
 struct ocl_arg {

@@ -5,6 +5,7 @@
 #include "stage.h"
 
 extern const struct stage_ops stage_grey;
+extern const struct stage_ops stage_histogram;
 extern const struct stage_ops stage_rotate;
 extern const struct stage_ops stage_transpose;
 
@@ -12,6 +13,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_grey,
 	&stage_rotate,
 	&stage_transpose,
+	&stage_histogram,
 	NULL,
 };
 
