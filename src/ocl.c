@@ -82,12 +82,12 @@ struct dev {
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
 // a device on: in ocl_open clGetDeviceInfo x7 (limits, availability), clCreateContext,
 // clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer;
-// clEnqueueFillBuffer; per program
-// built clCreateProgramWithSource, clBuildProgram; per kernel first used clCreateKernel,
-// clGetKernelWorkGroupInfo; per ocl_run one clSetKernelArg per argument, then
-// clEnqueueNDRangeKernel; clFinish. Not counted: device enumeration and selection
-// (ocl_list_devices, the name/type queries in ocl_open), clGetProgramBuildInfo (only fetches
-// the log of a build that already failed) and clRelease* (results ignored).
+// clEnqueueFillBuffer; clEnqueueCopyBuffer; per program built clCreateProgramWithSource,
+// clBuildProgram; per kernel first used clCreateKernel, clGetKernelWorkGroupInfo; per ocl_run
+// one clSetKernelArg per argument, then clEnqueueNDRangeKernel; clFinish. Not counted: device
+// enumeration and selection (ocl_list_devices, the name/type queries in ocl_open, ocl_about),
+// clGetProgramBuildInfo (only fetches the log of a build that already failed) and
+// clRelease* (results ignored).
 static int fault_hit(void)
 {
 	static long at = -1, calls;
@@ -616,6 +616,27 @@ const char *ocl_device_name(const struct ocl *o)
 	return o->name;
 }
 
+int ocl_about(const struct ocl *o, struct ocl_about *a)
+{
+	char *driver = NULL, *version = NULL;
+	cl_device_type type;
+
+	memset(a, 0, sizeof *a);
+	if (device_type(o->device, &type) < 0 ||
+	    !(driver = info_str(NULL, o->device, CL_DRIVER_VERSION)) ||
+	    !(version = info_str(NULL, o->device, CL_DEVICE_VERSION))) {
+		free(driver);
+		return -1;
+	}
+	snprintf(a->type, sizeof a->type, "%s", type_name(type));
+	snprintf(a->driver, sizeof a->driver, "%s", driver);
+	snprintf(a->version, sizeof a->version, "%s", version);
+	a->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+	free(driver);
+	free(version);
+	return 0;
+}
+
 // ---- profiling -----------------------------------------------------------------------------
 
 // Where an enqueue call should put its event: a new slot when profiling, else NULL.
@@ -1045,4 +1066,22 @@ struct ocl_limits ocl_get_limits(const struct ocl *o)
 	    .max_wg = o->max_wg ? o->max_wg : 1,
 	    .compute_units = o->compute_units ? o->compute_units : 1,
 	};
+}
+
+int ocl_copy(struct ocl *o, struct ocl_buf *dst, struct ocl_buf *src, size_t bytes)
+{
+	cl_event *ev;
+	cl_int e;
+
+	if (bytes > src->bytes || bytes > dst->bytes)
+		return err_set("opencl: copy of %zu bytes from a buffer of %zu into one of %zu",
+		               bytes, src->bytes, dst->bytes);
+	if (bytes == 0)
+		return 0;
+	ev = event_slot(o);
+	e = CALL(clEnqueueCopyBuffer(o->queue, src->mem, dst->mem, 0, 0, bytes, 0, NULL, ev));
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clEnqueueCopyBuffer(%zu bytes)", bytes);
+	event_keep(o, ev);
+	return 0;
 }

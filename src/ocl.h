@@ -30,6 +30,15 @@ void ocl_close(struct ocl *o); // NULL-safe
 // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)"
 const char *ocl_device_name(const struct ocl *o);
 
+// What a report says about the device: its type ("GPU", "CPU", "accelerator", ...), the
+// driver's CL_DRIVER_VERSION and the device's CL_DEVICE_VERSION ("OpenCL 3.0 CUDA").
+// Strings are truncated to fit. -1 with err set on a driver error.
+struct ocl_about {
+	char type[16], driver[128], version[128];
+	int is_gpu; // CL_DEVICE_TYPE_GPU
+};
+int ocl_about(const struct ocl *o, struct ocl_about *a);
+
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
 // On a build failure the device's build log goes to stderr and err names the program.
 int ocl_build(struct ocl *o, const char *const *programs, int n);
@@ -50,6 +59,11 @@ struct ocl_limits {
 	unsigned compute_units;   // CL_DEVICE_MAX_COMPUTE_UNITS, at least 1
 };
 struct ocl_limits ocl_get_limits(const struct ocl *o);
+
+// Enqueues a device-to-device copy of the first bytes of src into dst (distinct buffers),
+// timed like any command when profiling (ocl_timer_take). Does not wait. The benchmark
+// measures the device's copy bandwidth with it.
+int ocl_copy(struct ocl *o, struct ocl_buf *dst, struct ocl_buf *src, size_t bytes);
 
 // Kernel arguments, in order, ended by OCL_END.
 enum ocl_arg_kind { OCL_ARG_END = 0, OCL_ARG_BUF, OCL_ARG_INT, OCL_ARG_UINT, OCL_ARG_LOCAL };
