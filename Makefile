@@ -57,8 +57,19 @@ tests/unit: build/tests/unit.o $(LIB_OBJ)
 tests/imgtool: build/tests/imgtool.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-test: climg $(TEST_BINS)
+test: climg $(TEST_BINS) tools/bench
 	sh tests/run.sh
+
+# ---- benchmark (docs/BENCHMARKS.md) ---------------------------------------------------------
+# `make bench` builds and runs it on $CLIMG_DEVICE (or climg's default device); options for
+# tools/bench go in BENCH_FLAGS, e.g. make bench BENCH_FLAGS="--verify".
+BENCH_FLAGS ?=
+
+tools/bench: build/tools/bench.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: climg tools/bench
+	tools/bench $(BENCH_FLAGS)
 
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
@@ -70,7 +81,7 @@ install: climg
 	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
 
 clean:
-	rm -rf build climg $(TEST_BINS)
+	rm -rf build climg $(TEST_BINS) tools/bench
 
-.PHONY: all test testdata install clean
--include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d
+.PHONY: all test bench testdata install clean
+-include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d build/tools/bench.d
