@@ -77,7 +77,30 @@ expect_exit 0 "bench --help" "$BENCH" --help
 check "bench --help is usage" grep -q '^usage: tools/bench' "$T/out"
 expect_exit 1 "bench on a missing device" "$BENCH" --device no-such-device --size 8x8
 expect_stderr "bench names the missing device" "^bench: device 'no-such-device' not found"
-# The 11th counted OpenCL call is the first clCreateBuffer (after ocl_open's 9 and
-# ocl_profile's queue): the failure is reported, not hidden.
+# An OpenCL call that fails (the 11th counted one, today the first clCreateBuffer) is
+# reported with its error's name, not hidden.
 expect_exit 1 "bench reports an OpenCL failure" env CLIMG_FAULT_INJECT=11 "$BENCH" --size 8x8
-expect_stderr "bench names the OpenCL error" "^bench: opencl: clCreateBuffer.*CL_OUT_OF_RESOURCES"
+expect_stderr "bench names the OpenCL error" "^bench: opencl: .*CL_OUT_OF_RESOURCES"
+
+# The OpenCV comparison, with a stand-in for Python that answers as tools/bench-opencv.py
+# does (and checks what it is given): the table sets climg's wall medians beside its times.
+cat >"$T/fake-python" <<'EOS'
+#!/bin/sh
+[ "$1" = -c ] && exit 0 # "import cv2, numpy"
+[ "$2" = --reps ] && [ "$3" = 20 ] && [ "$4" = --budget ] && [ "$5" = 0 ] || exit 5
+head -c 2 "$6" | grep -q P6 || exit 6 # the RGB image as a binary PPM
+echo "# opencv 9.9.9-fake"
+echo "# device Fake Device (OpenCL 1.2)"
+echo "# runs 20"
+echo "cvtColor 1000.5"
+echo "rotate90 0.000001"
+echo "# skipped download it failed: out of fake memory"
+EOS
+chmod +x "$T/fake-python"
+expect_exit 0 "bench with an OpenCV stand-in" "$BENCH" --size 16x9 --reps 20 --budget 0 --no-cli \
+	--python "$T/fake-python"
+check "bench OpenCV heading" grep -q '^## OpenCV 9.9.9-fake, OpenCL path (cv2.UMat), on Fake Device (OpenCL 1.2)$' "$T/out"
+check "bench OpenCV row, climg faster" grep -Eq '^\| grey: cvtColor RGB2GRAY \| 1000\.5000 \| [0-9.]+ \| [0-9.]+x \| yes \|$' "$T/out"
+check "bench OpenCV row, climg slower" grep -Eq '^\| rotate 90: cv2\.rotate \| 0\.0000 \| [0-9.]+ \| 0\.0x \| no \|$' "$T/out"
+check "bench OpenCV row, not timed" grep -q '^| transpose: cv2.transpose | - | [0-9.]* | - | - |$' "$T/out"
+check "bench OpenCV skip noted" grep -q '^- OpenCV `download` skipped: it failed: out of fake memory$' "$T/out"

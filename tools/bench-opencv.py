@@ -2,21 +2,22 @@
 # SPDX-License-Identifier: MIT
 """Times OpenCV's OpenCL path (cv2.UMat) on an RGB image, for tools/bench.
 
-    python3 tools/bench-opencv.py [--reps N] IMAGE.ppm
+    python3 tools/bench-opencv.py [--reps N] [--budget S] IMAGE.ppm
 
 IMAGE.ppm is a binary PPM (P6, maxval 255), as tools/bench writes its RGB image. Each
 operation is the same work as a climg stage of tools/bench's table, on an image already in
 device memory, writing into a UMat allocated beforehand; a run is timed on the host from the
 call to the end of cv2.ocl.finish(), after 2 warm-up runs; the median of N runs (at least 20)
-is printed.
+is printed. With --budget, an operation whose N runs would end more than S seconds after the
+start is skipped (OpenCV on a CPU device is slow at 8K).
 
 Output (stdout), one line each:
     # opencv VERSION
     # device NAME (OpenCL VERSION)
     # runs N
     NAME MS          for NAME in cvtColor rotate90 transpose warpAffine30 filter2D3x3
-                     GaussianBlur2 calcHist upload download; an operation that fails is
-                     reported on stderr and left out
+                     GaussianBlur2 calcHist upload download
+    # skipped NAME REASON   for an operation that failed or did not fit the budget
 Exit status: 0, or 1 when OpenCV has no usable OpenCL device (it would run on the CPU).
 """
 import argparse
@@ -52,11 +53,20 @@ def read_ppm(path):
     return np.frombuffer(data, np.uint8, w * h * 3, pos).reshape(h, w, 3)
 
 
-def median_ms(fn, reps):
-    """The median wall time of fn() followed by cv2.ocl.finish(), in ms, after 2 warm-ups."""
+class OverBudget(Exception):
+    pass
+
+
+def median_ms(fn, reps, deadline):
+    """The median wall time of fn() followed by cv2.ocl.finish(), in ms, after 2 warm-ups;
+    OverBudget when the runs would end after deadline (a time.monotonic() value or None)."""
     for _ in range(2):
+        t0 = time.monotonic()
         fn()
         cv2.ocl.finish()
+        warm = time.monotonic() - t0
+    if deadline is not None and time.monotonic() + reps * warm > deadline:
+        raise OverBudget(f"{reps} runs of about {warm * 1e3:.0f} ms would end past the budget")
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
@@ -76,9 +86,12 @@ def expanded_size(w, h, degrees):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--budget", type=float, default=0, help="seconds; 0: no limit")
     ap.add_argument("image")
     args = ap.parse_args()
+    start = time.monotonic()
     reps = max(20, args.reps)
+    deadline = start + args.budget if args.budget > 0 else None
 
     cv2.ocl.setUseOpenCL(True)
     if not cv2.ocl.haveOpenCL() or not cv2.ocl.useOpenCL():
@@ -127,9 +140,14 @@ def main():
     ]
     for name, fn in ops:
         try:
-            ms = median_ms(fn, reps)
+            ms = median_ms(fn, reps, deadline)
+        except OverBudget as e:
+            print(f"# skipped {name} {e}", flush=True)
+            continue
         except cv2.error as e:
-            print(f"bench-opencv: {name}: {str(e).strip()}", file=sys.stderr)
+            reason = " ".join(str(e).split())
+            print(f"bench-opencv: {name}: {reason}", file=sys.stderr)
+            print(f"# skipped {name} it failed: {reason[:200]}", flush=True)
             continue
         print(f"{name} {ms:.4f}", flush=True)
     return 0

@@ -11,7 +11,7 @@
 //     --size WxH         the images' size (default 7680x4320; smaller for tests)
 //     --reps N           timed runs of every measurement, 20 to 100 (default: as many as
 //                        fit in about half a second, at least 20)
-//     --budget S         skip what would end the benchmark after S seconds (default 270,
+//     --budget S         skip what would end the benchmark after S seconds (default 240,
 //                        0: no limit; see "Budget" below)
 //     --verify           also compare every stage's device output with its CPU reference,
 //                        byte for byte (the CPU path is single-threaded: slow at 8K)
@@ -762,15 +762,16 @@ static int bench_chains(struct bench *b, const char *dir)
 
 // ---- OpenCV ---------------------------------------------------------------------------------
 
-// Runs tools/bench-opencv.py on the RGB image when python3 can import cv2 and numpy. Its
-// output: "# opencv VERSION", "# device NAME", "# runs N" lines, then one "NAME MS" line per
-// operation it could time.
+// Runs tools/bench-opencv.py on the RGB image when python3 can import cv2 and numpy, with
+// what is left of the budget. Its output: "# opencv VERSION", "# device NAME", "# runs N"
+// lines, then one "NAME MS" line per operation it timed, "# skipped NAME REASON" for others.
 static int bench_opencv(struct bench *b, const char *dir)
 {
-	char ppm[4096], out[4096], reps[16], text[8192], *line, *save = NULL;
+	char ppm[4096], out[4096], reps[16], budget[32], text[8192], *line, *save = NULL;
 	char *python = (char *)b->opt->python;
 	char *check[] = { python, "-c", "import cv2, numpy", NULL };
-	char *argv[] = { python, (char *)b->opt->opencv, "--reps", reps, ppm, NULL };
+	char *argv[] = { python, (char *)b->opt->opencv, "--reps", reps, "--budget", budget, ppm,
+			 NULL };
 	int rc;
 
 	if ((rc = spawn(check, "/dev/null", "/dev/null", NULL)) < 0)
@@ -796,6 +797,12 @@ static int bench_opencv(struct bench *b, const char *dir)
 		if (setenv("OPENCV_OPENCL_DEVICE", spec, 1) != 0)
 			return err_set("cannot set OPENCV_OPENCL_DEVICE: %s", strerror(errno));
 	}
+	// what is left of the budget, after the image is written (0: none)
+	snprintf(budget, sizeof budget, "0");
+	if (b->opt->budget_s > 0) {
+		double left = b->opt->budget_s - (now_ms() - b->t0) / 1e3;
+		snprintf(budget, sizeof budget, "%.3f", left > 0.001 ? left : 0.001);
+	}
 	fprintf(stderr, "bench: OpenCV (%s)\n", b->opt->opencv);
 	if ((rc = spawn(argv, out, NULL, NULL)) < 0)
 		return -1;
@@ -815,6 +822,11 @@ static int bench_opencv(struct bench *b, const char *dir)
 			snprintf(b->cv_device, sizeof b->cv_device, "%s", line + 9);
 		else if (!strncmp(line, "# runs ", 7))
 			b->cv_runs = strtod(line + 7, NULL);
+		else if (!strncmp(line, "# skipped ", 10)) {
+			const char *name = line + 10, *why = name + strcspn(name, " ");
+			note(b, "OpenCV `%.*s` skipped: %s", (int)(why - name), name,
+			     *why ? why + 1 : "no reason given");
+		}
 		for (size_t i = 0; i < NCV; i++) {
 			size_t n = strlen(cv_ops[i].cv);
 			if (!strncmp(line, cv_ops[i].cv, n) && line[n] == ' ')
@@ -1029,8 +1041,11 @@ static int report(const struct bench *b)
 	report_opencv(b);
 	if (b->notes_len)
 		printf("Notes:\n\n%s\n", b->notes);
-	printf("Benchmark wall time: %.1f s (budget: %g s).\n", (now_ms() - b->t0) / 1e3,
-	       b->opt->budget_s);
+	printf("Benchmark wall time: %.1f s (budget: ", (now_ms() - b->t0) / 1e3);
+	if (b->opt->budget_s > 0)
+		printf("%g s).\n", b->opt->budget_s);
+	else
+		printf("none).\n");
 	if (ferror(stdout) || fflush(stdout) != 0)
 		return err_set("cannot write the report to standard output");
 	return 0;
@@ -1129,7 +1144,7 @@ int main(int argc, char **argv)
 			       .python = "python3",
 			       .w = 7680,
 			       .h = 4320,
-			       .budget_s = 270 };
+			       .budget_s = 240 };
 	struct bench b = { .opt = &opt, .t0 = now_ms() };
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096] = "";
@@ -1147,8 +1162,8 @@ int main(int argc, char **argv)
 	if (!(b.ocl = ocl_open(opt.device && *opt.device ? opt.device : NULL, NULL)) ||
 	    ocl_profile(b.ocl) < 0 || ocl_about(b.ocl, &b.about) < 0)
 		goto done;
-	fprintf(stderr, "bench: %s; %dx%d images; budget %g s\n", ocl_device_name(b.ocl), opt.w,
-		opt.h, opt.budget_s);
+	fprintf(stderr, "bench: %s; %dx%d images; budget %g s (0: none)\n", ocl_device_name(b.ocl),
+		opt.w, opt.h, opt.budget_s);
 	if (image_make(&b.rgb, opt.w, opt.h, 3, 1) < 0 ||
 	    image_make(&b.grey, opt.w, opt.h, 1, 2) < 0)
 		goto done;
