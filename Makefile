@@ -69,7 +69,7 @@ tools/bench: build/tools/bench.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: climg tools/bench
-	tools/bench $(BENCH_FLAGS)
+	@tools/bench $(BENCH_FLAGS)
 
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
