@@ -752,6 +752,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 		const struct ocl_arg *a = &args[i];
 		cl_int iv = a->i;
 		cl_uint uv = a->u;
+		cl_long lv = a->l;
 		cl_mem m;
 
 		switch (a->kind) {
@@ -764,6 +765,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 			break;
 		case OCL_ARG_INT: e = CALL(clSetKernelArg(k->kern, i, sizeof iv, &iv)); break;
 		case OCL_ARG_UINT: e = CALL(clSetKernelArg(k->kern, i, sizeof uv, &uv)); break;
+		case OCL_ARG_LONG: e = CALL(clSetKernelArg(k->kern, i, sizeof lv, &lv)); break;
 		case OCL_ARG_LOCAL:
 			local_bytes += a->local_bytes;
 			e = CALL(clSetKernelArg(k->kern, i, a->local_bytes, NULL));
@@ -793,6 +795,19 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 	e = CALL(clEnqueueNDRangeKernel(o->queue, k->kern, 2, NULL, global, local, 0, NULL, NULL));
 	if (e != CL_SUCCESS)
 		return fail_cl(e, "clEnqueueNDRangeKernel(%s)", kernel);
+	return 0;
+}
+
+int ocl_limits(struct ocl *o, const char *program, const char *kernel, struct ocl_limits *lim)
+{
+	struct ocl_kernel *k = kernel_get(o, program, kernel);
+
+	if (!k)
+		return -1;
+	*lim = (struct ocl_limits){.wg_max = k->wg_max,
+	                           .item_max = {o->max_item[0], o->max_item[1]},
+	                           .local_mem_bytes = o->local_mem_bytes,
+	                           .max_alloc_bytes = o->max_alloc_bytes};
 	return 0;
 }
 

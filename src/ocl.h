@@ -41,17 +41,26 @@ int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes
 int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes);
 
 // Kernel arguments, in order, ended by OCL_END.
-enum ocl_arg_kind { OCL_ARG_END = 0, OCL_ARG_BUF, OCL_ARG_INT, OCL_ARG_UINT, OCL_ARG_LOCAL };
+enum ocl_arg_kind {
+	OCL_ARG_END = 0,
+	OCL_ARG_BUF,
+	OCL_ARG_INT,
+	OCL_ARG_UINT,
+	OCL_ARG_LONG,
+	OCL_ARG_LOCAL
+};
 struct ocl_arg {
 	enum ocl_arg_kind kind;
 	struct ocl_buf *buf; // OCL_ARG_BUF
 	int32_t i;           // OCL_ARG_INT
 	uint32_t u;          // OCL_ARG_UINT
+	int64_t l;           // OCL_ARG_LONG (OpenCL C long)
 	size_t local_bytes;  // OCL_ARG_LOCAL: __local memory of this size
 };
 #define OCL_BUF(b) ((struct ocl_arg){ .kind = OCL_ARG_BUF, .buf = (b) })
 #define OCL_INT(v) ((struct ocl_arg){ .kind = OCL_ARG_INT, .i = (int32_t)(v) })
 #define OCL_UINT(v) ((struct ocl_arg){ .kind = OCL_ARG_UINT, .u = (uint32_t)(v) })
+#define OCL_LONG(v) ((struct ocl_arg){ .kind = OCL_ARG_LONG, .l = (int64_t)(v) })
 #define OCL_LOCAL(n) ((struct ocl_arg){ .kind = OCL_ARG_LOCAL, .local_bytes = (n) })
 #define OCL_END ((struct ocl_arg){ .kind = OCL_ARG_END })
 
@@ -61,6 +70,18 @@ struct ocl_arg {
 // Does not wait for completion.
 int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
 	    size_t local_w, size_t local_h, const struct ocl_arg *args);
+
+// What bounds a launch of kernel `kernel` of the built program `program` on this device:
+// wg_max, the work-items a work-group of this kernel may hold (CL_KERNEL_WORK_GROUP_SIZE,
+// at most CL_DEVICE_MAX_WORK_GROUP_SIZE); item_max, work-items per dimension
+// (CL_DEVICE_MAX_WORK_ITEM_SIZES); local_mem_bytes, __local memory per work-group
+// (CL_DEVICE_LOCAL_MEM_SIZE); max_alloc_bytes, the largest buffer
+// (CL_DEVICE_MAX_MEM_ALLOC_SIZE). Stages size their tiles from these instead of assuming.
+struct ocl_limits {
+	size_t wg_max, item_max[2];
+	uint64_t local_mem_bytes, max_alloc_bytes;
+};
+int ocl_limits(struct ocl *o, const char *program, const char *kernel, struct ocl_limits *lim);
 
 // Waits for everything queued; reports errors that surface at completion.
 int ocl_finish(struct ocl *o);

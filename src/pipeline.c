@@ -102,8 +102,12 @@ int chain_plan(struct chain *c, const struct geom *in)
 
 void chain_free(struct chain *c)
 {
-	for (int i = 0; i < c->n; i++)
-		free(c->st[i].params);
+	for (int i = 0; i < c->n; i++) {
+		const struct chain_stage *s = &c->st[i];
+		if (s->params && s->ops && s->ops->free_params)
+			s->ops->free_params(s->params);
+		free(s->params);
+	}
 	FREE(c->st);
 	c->n = 0;
 }

@@ -47,6 +47,11 @@ struct stage_ops {
 	// Optional OpenCL path; program is the kernels/<program>.cl it needs (normally name).
 	const char *program;
 	int (*run_cl)(const void *params, const struct stage_cl *c);
+
+	// Optional: frees what parse allocated and stored in params (e.g. a kernel's weights),
+	// not the block itself. Called once when the chain is freed, also after a failed parse,
+	// so it must accept a block that parse filled only in part (it starts zeroed).
+	void (*free_params)(void *params);
 };
 
 // The registry (src/stages/registry.c): every stage, NULL-terminated, in --list-stages order.
