@@ -778,6 +778,9 @@ static int custom_inline(struct spec *s, char *list)
 	size_t count = 1, i = 0;
 	char **str = NULL;
 	int rc = -1;
+	if (!*list)
+		return err_set("convolve: kernel= needs N*N numbers, N odd, e.g. "
+			       "kernel=1,2,1,2,4,2,1,2,1");
 	for (char *c = list; *c; c++)
 		count += *c == ',';
 	str = malloc(sizeof *str * count);
