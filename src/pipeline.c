@@ -79,6 +79,16 @@ int chain_parse(struct chain *c, int n, char *const *tokens)
 	return 0;
 }
 
+// Prefixes err with the stage's token, shortened when long (a custom kernel can be
+// thousands of numbers), and returns -1.
+static int stage_err(const struct chain_stage *s)
+{
+	const int max = 48;
+	if (strlen(s->token) <= (size_t)max)
+		return err_prefix("%s", s->token);
+	return err_prefix("%.*s...", max - 3, s->token);
+}
+
 int chain_plan(struct chain *c, const struct geom *in)
 {
 	struct geom g = *in;
@@ -89,7 +99,7 @@ int chain_plan(struct chain *c, const struct geom *in)
 		s->in = g;
 		memset(&s->plan, 0, sizeof s->plan);
 		if (s->ops->plan(s->params, &g, &s->plan) < 0)
-			return err_prefix("%s", s->token);
+			return stage_err(s);
 		if (s->plan.passthrough)
 			s->plan.out = g;
 		g = s->plan.out;
@@ -231,7 +241,7 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 	if (!s->plan.passthrough)
 		sc.out = r->buf[r->cur ^ 1];
 	if (s->ops->run_cl(s->params, &sc) < 0)
-		return err_prefix("%s", s->token);
+		return stage_err(s);
 	if (!s->plan.passthrough) {
 		r->cur ^= 1;
 		r->g = s->plan.out;

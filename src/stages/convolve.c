@@ -1086,7 +1086,7 @@ static int convolve_plan(const void *params, const struct geom *in, struct stage
 	if (!p->separable) {
 		double work = (double)in->w * in->h * colour_channels(in->ch) * p->n * p->n;
 		if (work > (double)MAX_WORK)
-			return err_set("convolve: a %s kernel (not separable) on a %dx%d image with %d "
+			return err_set("a %s kernel (not separable) on a %dx%d image with %d "
 				       "colour channels is %.2g multiply-adds, over the limit of 2^40 "
 				       "(%.2g); use a smaller or separable kernel",
 				       p->what, in->w, in->h, colour_channels(in->ch), work,
@@ -1316,8 +1316,8 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 	if (strip_env && parse_long(strip_env, 1, INT_MAX, &strip) && strip < rows_max)
 		rows_max = strip;
 	if (rows_max < 1)
-		return err_set("convolve: a %s kernel on an image %d pixels wide needs %llu bytes of "
-			       "scratch memory; the device allows %llu",
+		return err_set("a %s kernel on an image %d pixels wide needs %llu bytes of scratch "
+			       "memory; the device allows %llu",
 			       p->what, W, (unsigned long long)((2 * r + 1) * row_bytes),
 			       (unsigned long long)cap);
 	if (rows_max > H)
