@@ -2,6 +2,7 @@
 // C unit tests: the number parsers, the chain parser and planner, and each stage's CPU
 // reference on tiny images with hand-computed results. Prints one "PASS name" or
 // "FAIL name: ..." line per check; tests/run.sh counts them.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "../src/err.h"
 #include "../src/parse.h"
 #include "../src/pipeline.h"
+#include "../src/stages/convolve.h"
 
 static int failures;
 
@@ -404,6 +406,128 @@ static void test_convolve_values(void)
 	free(o.data);
 }
 
+// The integers of the fixed-point contract for one token. Returns 0 on a parse failure.
+static int ints_of(const char *token, struct convolve_ints *ci, struct chain *c)
+{
+	char *t = (char *)token;
+	if (chain_parse(c, 1, &t) < 0) {
+		printf("FAIL %s: %s\n", token, err_msg());
+		failures++;
+		return 0;
+	}
+	convolve_ints(c->st[0].params, ci);
+	return 1;
+}
+
+static int64_t sum32(const int32_t *w, int n)
+{
+	int64_t s = 0;
+	for (int i = 0; i < n; i++)
+		s += w[i];
+	return s;
+}
+
+static void test_convolve_ints(void)
+{
+	static const char *const gauss[] = { "convolve:gauss:sigma=0.5", "convolve:gauss",
+					     "convolve:gauss:sigma=2", "convolve:gauss:sigma=8",
+					     "convolve:gauss:sigma=50", "convolve:gauss:sigma=0.3",
+					     "convolve:gauss:sigma=3:radius=2", NULL };
+	static const int gauss_n[] = { 5, 7, 13, 49, 301, 3, 5 };
+	struct convolve_ints ci;
+	struct chain c;
+	char name[128];
+
+	for (int t = 0; gauss[t]; t++) {
+		if (!ints_of(gauss[t], &ci, &c))
+			continue;
+		const int n = ci.n, m = n / 2;
+		int sym = 1, mono = 1;
+		for (int i = 0; i < n; i++)
+			sym &= ci.w[i] == ci.w[n - 1 - i] && ci.w[i] == ci.w[n + i];
+		for (int i = 0; i < m; i++)
+			mono &= ci.w[i] <= ci.w[i + 1];
+		snprintf(name, sizeof name, "%s: %dx%d, separable, D = 2^40", gauss[t], gauss_n[t],
+			 gauss_n[t]);
+		CHECK(name, n == gauss_n[t] && ci.separable && ci.D == (int64_t)1 << 40 && ci.B == 0);
+		snprintf(name, sizeof name, "%s: each 1-D kernel sums to exactly 2^20", gauss[t]);
+		CHECK(name, sum32(ci.w, n) == 1 << 20 && sum32(ci.w + n, n) == 1 << 20);
+		snprintf(name, sizeof name, "%s: symmetric, kx = ky, rising to the centre", gauss[t]);
+		CHECK(name, sym && mono);
+		chain_free(&c);
+	}
+	// sigma=1: u(i) = exp(-i^2/2) / sum, times 2^20, checked against the formula to +-1
+	if (ints_of("convolve:gauss", &ci, &c)) {
+		double u[7], s = 0;
+		int close = 1;
+		for (int i = -3; i <= 3; i++)
+			s += u[i + 3] = exp(-i * i / 2.0);
+		for (int i = 0; i < 7; i++)
+			close &= fabs(ci.w[i] - u[i] / s * 1048576.0) <= 1.0;
+		CHECK("gauss weights follow exp(-i^2 / (2 sigma^2)) within one unit", close);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:gauss:sigma=2:bias=0.5", &ci, &c)) {
+		CHECK("gauss bias is B = bias * D", ci.B == (int64_t)1 << 39);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:box:size=5", &ci, &c)) {
+		int ones = 1;
+		for (int i = 0; i < 10; i++)
+			ones &= ci.w[i] == 1;
+		CHECK("box:size=5 is ones x ones over 25", ci.separable && ci.n == 5 && ones && ci.D == 25);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:sobel-x", &ci, &c)) {
+		CHECK("sobel-x factors exactly: (1 0 -1) x (-1 -2 -1), D = 1",
+		      ci.separable && ci.n == 3 && ci.D == 1 && ci.w[0] == 1 && ci.w[1] == 0 &&
+			      ci.w[2] == -1 && ci.w[3] == -1 && ci.w[4] == -2 && ci.w[5] == -1);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:sharpen:bias=10", &ci, &c)) {
+		CHECK("sharpen is not separable, D = 1, B = 10", !ci.separable && ci.n == 3 &&
+		      ci.D == 1 && ci.B == 10 && ci.w[4] == 5 && sum32(ci.w, 9) == 1);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:kernel=0.25,0.5,0.25,0.5,1,0.5,0.25,0.5,0.25:norm=none:bias=0.1", &ci, &c)) {
+		// times 20 for the bias's tenths, over the gcd: k = 5 10 5 ..., D = 20, B = 2
+		CHECK("decimals are exact: k = 5 10 5 x, D = 20, B = 2",
+		      ci.separable && ci.D == 20 && ci.B == 2 && (int64_t)ci.w[0] * ci.w[3] == 5 &&
+			      sum32(ci.w, 3) * sum32(ci.w + 3, 3) == 80);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:kernel=1,2,1,2,4,2,1,2,1:norm=2.5", &ci, &c)) {
+		CHECK("a decimal norm is folded in exactly: D = 5, k twice the weights",
+		      ci.D == 5 && sum32(ci.w, 3) * sum32(ci.w + 3, 3) == 32);
+		chain_free(&c);
+	}
+	// 22 significant digits: not exact, scaled by 2^23 (255 * 2^23 < 2^31); every value
+	// 2^23 / 9 = 932067.56 rounds down, the deficit of 5 goes to the first five (ties to the
+	// lower index), so the integers sum to exactly D
+	if (ints_of("convolve:kernel=0.1111111111111111111111,0.1111111111111111111111,"
+		    "0.1111111111111111111111,0.1111111111111111111111,0.1111111111111111111111,"
+		    "0.1111111111111111111111,0.1111111111111111111111,0.1111111111111111111111,"
+		    "0.1111111111111111111111:border=wrap:bias=-1.5",
+		    &ci, &c)) {
+		int64_t want[9] = { 932068, 932068, 932068, 932068, 932068, 932067, 932067, 932067,
+				    932067 };
+		int same = !ci.separable && ci.n == 3;
+		for (int i = 0; same && i < 9; i++)
+			same = ci.w[i] == want[i];
+		CHECK("scaled kernel: largest remainder, sum exactly D = 2^23", same &&
+		      ci.D == 1 << 23 && sum32(ci.w, 9) == 1 << 23 && ci.B == -(3 << 22));
+		chain_free(&c);
+	}
+	// integers too large for the bound are scaled too; a normalised kernel still sums to D
+	if (ints_of("convolve:kernel=1000000000007,1000000000009,1000000000037,1000000000039,"
+		    "1000000000061,1000000000063,1000000000091,1000000000121,1000000000163",
+		    &ci, &c)) {
+		CHECK("large integers are scaled: sum exactly D", !ci.separable &&
+		      (ci.D & (ci.D - 1)) == 0 && sum32(ci.w, 9) == ci.D && ci.D >= 1 << 20);
+		chain_free(&c);
+	}
+}
+
 static void test_convolve_errors(void)
 {
 	static const struct {
@@ -521,5 +645,6 @@ int main(void)
 	test_convolve_identities();
 	test_convolve_values();
 	test_convolve_errors();
+	test_convolve_ints();
 	return failures ? 1 : 0;
 }

@@ -75,6 +75,7 @@
 #include "../err.h"
 #include "../ocl.h"
 #include "../parse.h"
+#include "convolve.h"
 #include "stage.h"
 
 #define MAX_RADIUS 1000
@@ -1077,6 +1078,12 @@ static void convolve_free(void *params)
 	struct convolve_params *p = params;
 	free(p->w);
 	p->w = NULL;
+}
+
+void convolve_ints(const void *params, struct convolve_ints *out)
+{
+	const struct convolve_params *p = params;
+	*out = (struct convolve_ints){ p->n, p->separable != 0, p->D, p->B, p->w };
 }
 
 static int convolve_plan(const void *params, const struct geom *in, struct stage_plan *plan)
