@@ -589,6 +589,7 @@ static void test_convolve_errors(void)
 		"convolve:box", "convolve:box:size=1", "convolve:box:size=2001",
 		"convolve:gauss", "convolve:gauss:sigma=0.5", "convolve:gauss:sigma=333.3",
 		"convolve:gauss:sigma=1000:radius=3", "convolve:gauss:radius=1000",
+		"convolve:gauss:sigma=1e-200",
 		"convolve:sharpen:border=zero", "convolve:norm=2:edge:bias=-3.5",
 		"convolve:kernel=.5", "convolve:kernel=1e-30,1,1,1,1,1,1,1,1",
 		"convolve:kernel=0.3333333333333333333333,1,1,1,1,1,1,1,1",

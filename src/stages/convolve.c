@@ -83,14 +83,14 @@
 #define MAX_WORK ((uint64_t)1 << 40) // multiply-adds of a kernel that is not separable
 #define MAX_FILE_BYTES (16 << 20)
 #define MAX_BIAS 1000000.0
-#define GAUSS_BITS 20   // gauss: each 1-D kernel sums to 2^20
-#define SCALED_BITS 24  // scaled 2-D kernels: S starts here
+#define GAUSS_BITS 20  // gauss: each 1-D kernel sums to 2^20
+#define SCALED_BITS 24 // scaled 2-D kernels: S starts here
 #define INT32_BOUND 2147483647LL
 #define INT64_BOUND ((int64_t)1 << 62)
 
 enum border { BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP, BORDER_ZERO };
 
-static const char *const border_names[] = { "replicate", "reflect", "wrap", "zero" };
+static const char *const border_names[] = {"replicate", "reflect", "wrap", "zero"};
 
 // The named kernels of fixed size (box and gauss are built from their options).
 static const struct named {
@@ -98,24 +98,24 @@ static const struct named {
 	int n;
 	int w[9];
 } named[] = {
-	{ "sharpen", 3, { 0, -1, 0, -1, 5, -1, 0, -1, 0 } },
-	{ "edge", 3, { 0, -1, 0, -1, 4, -1, 0, -1, 0 } }, // the Laplacian, centre positive
-	{ "sobel-x", 3, { -1, 0, 1, -2, 0, 2, -1, 0, 1 } },
-	{ "sobel-y", 3, { -1, -2, -1, 0, 0, 0, 1, 2, 1 } },
-	{ "emboss", 3, { -2, -1, 0, -1, 1, 1, 0, 1, 2 } },
-	{ "identity", 1, { 1 } },
+    {"sharpen", 3, {0, -1, 0, -1, 5, -1, 0, -1, 0}},
+    {"edge", 3, {0, -1, 0, -1, 4, -1, 0, -1, 0}}, // the Laplacian, centre positive
+    {"sobel-x", 3, {-1, 0, 1, -2, 0, 2, -1, 0, 1}},
+    {"sobel-y", 3, {-1, -2, -1, 0, 0, 0, 1, 2, 1}},
+    {"emboss", 3, {-2, -1, 0, -1, 1, 1, 0, 1, 2}},
+    {"identity", 1, {1}},
 };
 #define NNAMED (sizeof named / sizeof named[0])
 
 struct convolve_params {
-	int n, r;       // kernel side and radius, n = 2r + 1
-	int border;     // enum border
-	int separable;  // k[dy][dx] = ky[dy] * kx[dx]
-	int64_t D, B;   // divisor (>= 1) and bias numerator of the contract
-	int64_t off;    // B + floor(D / 2)
-	int shift;      // log2(D) when D is a power of two, else -1
-	int32_t *w;     // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
-	char what[48];  // "3x3 sharpen", for messages
+	int n, r;      // kernel side and radius, n = 2r + 1
+	int border;    // enum border
+	int separable; // k[dy][dx] = ky[dy] * kx[dx]
+	int64_t D, B;  // divisor (>= 1) and bias numerator of the contract
+	int64_t off;   // B + floor(D / 2)
+	int shift;     // log2(D) when D is a power of two, else -1
+	int32_t *w;    // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
+	char what[48]; // "3x3 sharpen", for messages
 };
 
 // ---- the arithmetic shared by both paths -------------------------------------------------
@@ -137,9 +137,7 @@ static int border_map(int i, int n, int border)
 				i += period;
 			return i < n ? i : period - i;
 		}
-	case BORDER_WRAP:
-		i %= n;
-		return i < 0 ? i + n : i;
+	case BORDER_WRAP: i %= n; return i < 0 ? i + n : i;
 	default: return -1;
 	}
 }
@@ -247,12 +245,12 @@ enum norm_kind { NORM_DEFAULT, NORM_SUM, NORM_NONE, NORM_VALUE };
 
 // The kernel as the user gave it, before fixed point.
 struct spec {
-	const char *kernel;          // the name or "kernel=..." argument, for messages
+	const char *kernel; // the name or "kernel=..." argument, for messages
 	enum { K_NONE, K_BOX, K_GAUSS, K_NAMED, K_CUSTOM } kind;
 	const struct named *named;
-	int n;                       // side
-	double *v;                   // custom: n * n weights as doubles
-	struct dec *d;               // custom: the same exactly, or NULL when one is not exact
+	int n;         // side
+	double *v;     // custom: n * n weights as doubles
+	struct dec *d; // custom: the same exactly, or NULL when one is not exact
 	const char *size_s, *sigma_s, *radius_s, *norm_s, *bias_s, *border_s, *kernel_s;
 	long size, radius;
 	double sigma, norm_v, bias;
@@ -371,7 +369,7 @@ static bool fits_int32(const int64_t *k, size_t n)
 // fills k, p->D, p->B. false when some number does not fit in int64 (or is 0 where it must
 // not be); the caller then scales.
 static bool exact_ints(const struct spec *s, const int64_t *W, int E, struct convolve_params *p,
-		       int64_t *k)
+                       int64_t *k)
 {
 	const size_t nn = (size_t)s->n * s->n;
 	int64_t sum = 0, g = 0, nN = 1, nb, pF, pG, pE, mult, D, B, t;
@@ -463,7 +461,7 @@ static bool lr_round(const double *v, size_t n, int64_t total, int64_t *k, bool 
 		}
 		k[i] = (int64_t)f;
 		s += k[i];
-		rm[i] = (struct rem){ v[i] - f, i };
+		rm[i] = (struct rem){v[i] - f, i};
 	}
 	deficit = total - s;
 	if (deficit < 0 || (uint64_t)deficit > n) { // not for sums computed in double; be safe
@@ -500,7 +498,7 @@ static bool lr_round_sym(const double *v, int n, int64_t total, int64_t *k)
 		deficit--;
 	}
 	for (int i = 1; i <= c; i++)
-		rm[i - 1] = (struct rem){ v[c + i] - (double)k[c + i], (size_t)i };
+		rm[i - 1] = (struct rem){v[c + i] - (double)k[c + i], (size_t)i};
 	qsort(rm, (size_t)c, sizeof *rm, rem_cmp);
 	for (int64_t t = 0; t < deficit / 2; t++) {
 		k[c + rm[t].i]++;
@@ -523,7 +521,8 @@ static int build_scaled(const struct spec *s, struct convolve_params *p, int64_t
 	for (size_t i = 0; i < nn; i++)
 		fsum += s->v[i] / N;
 	for (int S = SCALED_BITS; S >= 0; S--) {
-		double scale = ldexp(1.0, S), total = s->norm == NORM_SUM ? scale : floor(fsum * scale + 0.5),
+		double scale = ldexp(1.0, S),
+		       total = s->norm == NORM_SUM ? scale : floor(fsum * scale + 0.5),
 		       b = floor(s->bias * scale + 0.5);
 		for (size_t i = 0; i < nn; i++)
 			v[i] = s->v[i] / N * scale;
@@ -549,7 +548,7 @@ static int build_scaled(const struct spec *s, struct convolve_params *p, int64_t
 	if (oom)
 		return err_set("out of memory");
 	return err_set("convolve: the weights are too large for the fixed-point accumulators "
-		       "(255 * the sum of |weight / norm| must stay below 2^31)");
+	               "(255 * the sum of |weight / norm| must stay below 2^31)");
 }
 
 // Resolves the default norm now that the weights (and so their sum) are known.
@@ -559,8 +558,8 @@ static int norm_resolve(struct spec *s, bool sum_is_zero)
 		s->norm = sum_is_zero ? NORM_NONE : NORM_SUM;
 	else if (s->norm == NORM_SUM && sum_is_zero)
 		return err_set("convolve: norm=sum: the weights of %s sum to 0 (use norm=none or "
-			       "norm=D)",
-			       s->kind == K_CUSTOM ? "the kernel" : s->kernel);
+		               "norm=D)",
+		               s->kind == K_CUSTOM ? "the kernel" : s->kernel);
 	return 0;
 }
 
@@ -587,7 +586,8 @@ static int build_list(struct spec *s, struct convolve_params *p)
 		for (size_t i = 0; i < nn && exact; i++) {
 			int64_t t;
 			exact = pow10_ok(s->d[i].m ? s->d[i].e + E : 0, &t) &&
-				mul_ok(s->d[i].m, t, &W[i]) && !__builtin_add_overflow(sum, W[i], &sum);
+			        mul_ok(s->d[i].m, t, &W[i]) &&
+			        !__builtin_add_overflow(sum, W[i], &sum);
 		}
 	}
 	for (size_t i = 0; i < nn; i++)
@@ -613,12 +613,12 @@ done:
 // the contract (gauss). usum2 is the 2-D sum of the kernel before normalising, for
 // norm=none and norm=D.
 static int build_sep_scaled(const struct spec *s, struct convolve_params *p, const double *u,
-			    double usum2)
+                            double usum2)
 {
 	const int n = s->n;
-	const double m = s->norm == NORM_SUM ? 1.0
-			: s->norm == NORM_VALUE ? usum2 / s->norm_v
-						: usum2; // the kernel's sum after the norm
+	const double m = s->norm == NORM_SUM     ? 1.0
+	                 : s->norm == NORM_VALUE ? usum2 / s->norm_v
+	                                         : usum2; // the kernel's sum after the norm
 	double *vx = malloc(sizeof *vx * 2 * (size_t)n), *vy = vx + n;
 	int64_t *kx = malloc(sizeof *kx * 2 * (size_t)n), *ky = kx + n;
 	int rc = -1;
@@ -650,8 +650,8 @@ static int build_sep_scaled(const struct spec *s, struct convolve_params *p, con
 	}
 	if (rc < 0)
 		err_set("convolve: %s: the norm or bias is too large for the fixed-point "
-			"accumulators",
-			s->kernel);
+		        "accumulators",
+		        s->kernel);
 done:
 	free(vx);
 	free(kx);
@@ -679,7 +679,7 @@ static int build_box(struct spec *s, struct convolve_params *p)
 	if (s->norm == NORM_SUM) {
 		one.norm = NORM_VALUE;
 		one.norm_exact = true;
-		one.norm_d = (struct dec){ nn, 0 };
+		one.norm_d = (struct dec){nn, 0};
 	}
 	p->w = malloc(sizeof *p->w * 2 * (size_t)n);
 	if (!p->w)
@@ -716,7 +716,8 @@ static int build_gauss(struct spec *s, struct convolve_params *p)
 		return -1;
 	}
 	for (int i = -r; i <= r; i++) {
-		u[i + r] = exp(-(double)i * i / (2.0 * s->sigma * s->sigma));
+		// the centre is exp(0) = 1 even where 2 sigma^2 underflows to 0 (sigma=1e-200)
+		u[i + r] = i ? exp(-(double)i * i / (2.0 * s->sigma * s->sigma)) : 1.0;
 		usum += u[i + r];
 	}
 	for (int i = 0; i < n; i++)
@@ -739,7 +740,7 @@ static int numbers_take(struct spec *s, char **str, size_t n, const char *where)
 	for (size_t i = 0; i < n; i++) {
 		if (!parse_double(str[i], &s->v[i]))
 			return err_set("convolve: %s: weight %zu must be a number, not '%s'", where,
-				       i + 1, str[i]);
+			               i + 1, str[i]);
 		if (s->d && !dec_parse(str[i], &s->d[i])) {
 			free(s->d);
 			s->d = NULL;
@@ -760,15 +761,15 @@ static int kernel_side(size_t count, const char *where, int *side)
 		return err_set("convolve: %s: the kernel is empty", where);
 	if (n * n != count)
 		return err_set("convolve: %s: %zu numbers do not make a square kernel (N x N "
-			       "numbers, N odd: 1, 9, 25, 49, ...)",
-			       where, count);
+		               "numbers, N odd: 1, 9, 25, 49, ...)",
+		               where, count);
 	if (n % 2 == 0)
 		return err_set("convolve: %s: the kernel is %zux%zu; its side must be odd (3x3, "
-			       "5x5, ...) so that it has a centre",
-			       where, n, n);
+		               "5x5, ...) so that it has a centre",
+		               where, n, n);
 	if (n > MAX_N)
-		return err_set("convolve: %s: the kernel is %zux%zu; the largest is %dx%d", where, n,
-			       n, MAX_N, MAX_N);
+		return err_set("convolve: %s: the kernel is %zux%zu; the largest is %dx%d", where,
+		               n, n, MAX_N, MAX_N);
 	*side = (int)n;
 	return 0;
 }
@@ -781,7 +782,7 @@ static int custom_inline(struct spec *s, char *list)
 	int rc = -1;
 	if (!*list)
 		return err_set("convolve: kernel= needs N*N numbers, N odd, e.g. "
-			       "kernel=1,2,1,2,4,2,1,2,1");
+		               "kernel=1,2,1,2,4,2,1,2,1");
 	for (char *c = list; *c; c++)
 		count += *c == ',';
 	str = malloc(sizeof *str * count);
@@ -829,7 +830,8 @@ static int custom_file(struct spec *s, const char *path)
 		goto done;
 	}
 	if (len > MAX_FILE_BYTES) {
-		err_set("convolve: kernel file '%s' is larger than %d MiB", path, MAX_FILE_BYTES >> 20);
+		err_set("convolve: kernel file '%s' is larger than %d MiB", path,
+		        MAX_FILE_BYTES >> 20);
 		goto done;
 	}
 	text[len] = '\0';
@@ -846,9 +848,12 @@ static int custom_file(struct spec *s, const char *path)
 		line += strspn(line, " \t\r\f\v");
 		if (!*line || *line == '#')
 			continue;
-		for (char *tok = strtok(line, " \t\r\f\v"); tok; tok = strtok(NULL, " \t\r\f\v")) {
+		char *save = NULL;
+		for (char *tok = strtok_r(line, " \t\r\f\v", &save); tok;
+		     tok = strtok_r(NULL, " \t\r\f\v", &save)) {
 			if (count == cap) {
-				char **grown = realloc(str, sizeof *str * (cap = cap ? 2 * cap : 64));
+				char **grown =
+				    realloc(str, sizeof *str * (cap = cap ? 2 * cap : 64));
 				if (!grown) {
 					err_set("out of memory");
 					goto done;
@@ -861,9 +866,10 @@ static int custom_file(struct spec *s, const char *path)
 		if (width < 0)
 			width = in_row;
 		else if (in_row != width) {
-			err_set("convolve: %s: line %d has %d numbers, the first row %d (one row of "
-				"the kernel a line)",
-				path, lineno, in_row, width);
+			err_set(
+			    "convolve: %s: line %d has %d numbers, the first row %d (one row of "
+			    "the kernel a line)",
+			    path, lineno, in_row, width);
 			goto done;
 		}
 		row++;
@@ -874,8 +880,8 @@ static int custom_file(struct spec *s, const char *path)
 	}
 	if (row != width) {
 		err_set("convolve: %s: %d rows of %d numbers; a kernel is N rows of N numbers, N "
-			"odd",
-			path, row, width);
+		        "odd",
+		        path, row, width);
 		goto done;
 	}
 	if (kernel_side(count, path, &s->n) < 0)
@@ -905,7 +911,8 @@ static int args_read(struct spec *s, int argc, char **argv)
 		const char **slot = NULL;
 		if (!eq) {
 			if (s->kernel)
-				return err_set("convolve: two kernels given, '%s' and '%s'", s->kernel, a);
+				return err_set("convolve: two kernels given, '%s' and '%s'",
+				               s->kernel, a);
 			s->kernel = a;
 			if (!strcmp(a, "box"))
 				s->kind = K_BOX;
@@ -917,17 +924,18 @@ static int args_read(struct spec *s, int argc, char **argv)
 					s->named = &named[j];
 				}
 			if (!s->kind)
-				return err_set("convolve: unknown kernel '%s' (use box, gauss, sharpen, "
-					       "edge, sobel-x, sobel-y, emboss, identity, kernel=W,W,... or "
-					       "kernel=@FILE)",
-					       a);
+				return err_set(
+				    "convolve: unknown kernel '%s' (use box, gauss, sharpen, "
+				    "edge, sobel-x, sobel-y, emboss, identity, kernel=W,W,... or "
+				    "kernel=@FILE)",
+				    a);
 			continue;
 		}
 		*eq = '\0';
 		if (!strcmp(a, "kernel")) {
 			if (s->kernel)
 				return err_set("convolve: two kernels given, '%s' and 'kernel=%s'",
-					       s->kernel, eq + 1);
+				               s->kernel, eq + 1);
 			s->kernel = "kernel=...";
 			s->kind = K_CUSTOM;
 			slot = &s->kernel_s;
@@ -945,14 +953,14 @@ static int args_read(struct spec *s, int argc, char **argv)
 			slot = &s->border_s;
 		else
 			return err_set("convolve: unknown option '%s=' (use norm=, bias=, border=; "
-				       "size= for box; sigma=, radius= for gauss)",
-				       a);
+			               "size= for box; sigma=, radius= for gauss)",
+			               a);
 		if (opt_set(slot, a, eq + 1) < 0)
 			return -1;
 	}
 	if (!s->kernel)
 		return err_set("convolve: needs a kernel, e.g. convolve:gauss, convolve:sobel-x or "
-			       "convolve:kernel=1,2,1,2,4,2,1,2,1");
+		               "convolve:kernel=1,2,1,2,4,2,1,2,1");
 	return 0;
 }
 
@@ -961,24 +969,26 @@ static int options_read(struct spec *s, struct convolve_params *p)
 	if (s->size_s && s->kind != K_BOX)
 		return err_set("convolve: size= applies to box only");
 	if ((s->sigma_s || s->radius_s) && s->kind != K_GAUSS)
-		return err_set("convolve: %s= applies to gauss only", s->sigma_s ? "sigma" : "radius");
+		return err_set("convolve: %s= applies to gauss only",
+		               s->sigma_s ? "sigma" : "radius");
 	if (s->size_s && (!parse_long(s->size_s, 1, MAX_N, &s->size) || s->size % 2 == 0))
 		return err_set("convolve: size must be an odd whole number from 1 to %d, not '%s'",
-			       MAX_N, s->size_s);
+		               MAX_N, s->size_s);
 	s->sigma = 1.0;
 	if (s->sigma_s &&
 	    (!parse_double(s->sigma_s, &s->sigma) || !(s->sigma > 0) || s->sigma > MAX_RADIUS))
 		return err_set("convolve: sigma must be a number above 0 and at most %d, not '%s'",
-			       MAX_RADIUS, s->sigma_s);
+		               MAX_RADIUS, s->sigma_s);
 	if (s->radius_s && !parse_long(s->radius_s, 0, MAX_RADIUS, &s->radius))
 		return err_set("convolve: radius must be a whole number from 0 to %d, not '%s'",
-			       MAX_RADIUS, s->radius_s);
+		               MAX_RADIUS, s->radius_s);
 	if (s->kind == K_GAUSS && !s->radius_s) {
 		double r = ceil(3.0 * s->sigma);
 		if (r > MAX_RADIUS)
-			return err_set("convolve: sigma=%s needs a radius of ceil(3 * sigma) = %.0f; "
-				       "the largest is %d (give a smaller radius= or sigma=)",
-				       s->sigma_s, r, MAX_RADIUS);
+			return err_set(
+			    "convolve: sigma=%s needs a radius of ceil(3 * sigma) = %.0f; "
+			    "the largest is %d (give a smaller radius= or sigma=)",
+			    s->sigma_s, r, MAX_RADIUS);
 		s->radius = (long)r;
 	}
 
@@ -993,15 +1003,16 @@ static int options_read(struct spec *s, struct convolve_params *p)
 			s->norm_exact = dec_parse(s->norm_s, &s->norm_d);
 		} else
 			return err_set("convolve: norm must be sum, none or a number other than 0, "
-				       "not '%s'",
-				       s->norm_s);
+			               "not '%s'",
+			               s->norm_s);
 	}
 	s->bias_exact = true;
-	s->bias_d = (struct dec){ 0, 0 };
+	s->bias_d = (struct dec){0, 0};
 	if (s->bias_s) {
 		if (!parse_double(s->bias_s, &s->bias) || fabs(s->bias) > MAX_BIAS)
-			return err_set("convolve: bias must be a number from %.0f to %.0f, not '%s'",
-				       -MAX_BIAS, MAX_BIAS, s->bias_s);
+			return err_set(
+			    "convolve: bias must be a number from %.0f to %.0f, not '%s'",
+			    -MAX_BIAS, MAX_BIAS, s->bias_s);
 		s->bias_exact = dec_parse(s->bias_s, &s->bias_d);
 	}
 	p->border = BORDER_REPLICATE;
@@ -1011,8 +1022,8 @@ static int options_read(struct spec *s, struct convolve_params *p)
 			;
 		if (b == 4)
 			return err_set("convolve: border must be replicate, reflect, wrap or zero, "
-				       "not '%s'",
-				       s->border_s);
+			               "not '%s'",
+			               s->border_s);
 		p->border = b;
 	}
 	return 0;
@@ -1021,7 +1032,7 @@ static int options_read(struct spec *s, struct convolve_params *p)
 static int convolve_parse(void *params, int argc, char **argv)
 {
 	struct convolve_params *p = params;
-	struct spec s = { 0 };
+	struct spec s = {0};
 	int rc = -1;
 
 	if (args_read(&s, argc, argv) < 0 || options_read(&s, p) < 0)
@@ -1049,7 +1060,7 @@ static int convolve_parse(void *params, int argc, char **argv)
 		}
 		for (int i = 0; i < s.n * s.n; i++) {
 			s.v[i] = s.named->w[i];
-			s.d[i] = (struct dec){ s.named->w[i], 0 };
+			s.d[i] = (struct dec){s.named->w[i], 0};
 		}
 		if (build_list(&s, p) < 0)
 			goto done;
@@ -1057,7 +1068,7 @@ static int convolve_parse(void *params, int argc, char **argv)
 		break;
 	case K_CUSTOM:
 		if (s.kernel_s[0] == '@' ? custom_file(&s, s.kernel_s + 1) < 0
-					 : custom_inline(&s, (char *)s.kernel_s) < 0)
+		                         : custom_inline(&s, (char *)s.kernel_s) < 0)
 			goto done;
 		if (build_list(&s, p) < 0)
 			goto done;
@@ -1083,7 +1094,7 @@ static void convolve_free(void *params)
 void convolve_ints(const void *params, struct convolve_ints *out)
 {
 	const struct convolve_params *p = params;
-	*out = (struct convolve_ints){ p->n, p->separable != 0, p->D, p->B, p->w };
+	*out = (struct convolve_ints){p->n, p->separable != 0, p->D, p->B, p->w};
 }
 
 static int convolve_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -1093,11 +1104,11 @@ static int convolve_plan(const void *params, const struct geom *in, struct stage
 	if (!p->separable) {
 		double work = (double)in->w * in->h * colour_channels(in->ch) * p->n * p->n;
 		if (work > (double)MAX_WORK)
-			return err_set("a %s kernel (not separable) on a %dx%d image with %d "
-				       "colour channels is %.2g multiply-adds, over the limit of 2^40 "
-				       "(%.2g); use a smaller or separable kernel",
-				       p->what, in->w, in->h, colour_channels(in->ch), work,
-				       (double)MAX_WORK);
+			return err_set(
+			    "a %s kernel (not separable) on a %dx%d image with %d "
+			    "colour channels is %.2g multiply-adds, over the limit of 2^40 "
+			    "(%.2g); use a smaller or separable kernel",
+			    p->what, in->w, in->h, colour_channels(in->ch), work, (double)MAX_WORK);
 	}
 	return 0;
 }
@@ -1147,7 +1158,7 @@ _Static_assert(CHUNK / 4 > 2 * MAX_RADIUS, "a chunk must be wider than the kerne
 
 // The column sums (vertical pass) of the virtual column vx outside the image into d[ch].
 static void sep_edge_column(const struct convolve_params *p, const uint8_t *const *rows, int W,
-			    int ch, int vx, int32_t *d)
+                            int ch, int vx, int32_t *d)
 {
 	const int32_t *ky = p->w + p->n;
 	const int mx = border_map(vx, W, p->border);
@@ -1223,7 +1234,10 @@ static void convolve_run_cpu(const void *params, const struct img *in, struct im
 
 // ---- the OpenCL path -------------------------------------------------------------------------
 
-#define LOCAL_BUDGET (48 << 10) // __local bytes a tile may use, at most (occupancy)
+// __local bytes a tile may use: at most 47 KiB (occupancy; and NVIDIA reports exactly
+// 48 KiB), and 1 KiB less than the device has, for drivers that keep some for themselves.
+#define LOCAL_BUDGET (47 << 10)
+#define LOCAL_RESERVE 1024
 #define SCRATCH_CAP ((uint64_t)512 << 20)
 
 // A work-group of 64 x 4 (rows of consecutive samples: coalesced), shrunk to the limits.
@@ -1258,19 +1272,20 @@ static size_t tile_bytes(const struct convolve_params *p, int tw, int th, int ch
 // Separable: only while the rows the first pass adds (2r) are at most the tile's height,
 // else the two-pass path does less work.
 static bool tile_pick(const struct convolve_params *p, uint64_t local_bytes, int ch, int *tw,
-		      int *th)
+                      int *th)
 {
-	static const int sep[][2] = { { 64, 32 }, { 32, 32 }, { 64, 16 }, { 32, 16 }, { 16, 16 },
-				      { 32, 8 },  { 16, 8 } };
-	static const int d2[][2] = { { 64, 16 }, { 32, 16 }, { 32, 8 }, { 16, 8 }, { 16, 4 },
-				     { 8, 4 } };
-	const uint64_t budget = local_bytes < LOCAL_BUDGET ? local_bytes : LOCAL_BUDGET;
+	static const int sep[][2] = {{64, 32}, {32, 32}, {64, 16}, {32, 16},
+	                             {16, 16}, {32, 8},  {16, 8}};
+	static const int d2[][2] = {{64, 16}, {32, 16}, {32, 8}, {16, 8}, {16, 4}, {8, 4}};
+	const uint64_t avail = local_bytes > LOCAL_RESERVE ? local_bytes - LOCAL_RESERVE : 0;
+	const uint64_t budget = avail < LOCAL_BUDGET ? avail : LOCAL_BUDGET;
 	const char *force = getenv("CLIMG_CONVOLVE_PATH");
 	if (force && !strcmp(force, "global"))
 		return false;
 	if (p->separable) {
 		for (size_t i = 0; i < sizeof sep / sizeof sep[0]; i++)
-			if (2 * p->r <= sep[i][1] && tile_bytes(p, sep[i][0], sep[i][1], ch) <= budget) {
+			if (2 * p->r <= sep[i][1] &&
+			    tile_bytes(p, sep[i][0], sep[i][1], ch) <= budget) {
 				*tw = sep[i][0];
 				*th = sep[i][1];
 				return true;
@@ -1286,9 +1301,8 @@ static bool tile_pick(const struct convolve_params *p, uint64_t local_bytes, int
 	return false;
 }
 
-static int run_tile(const struct convolve_params *p, const struct stage_cl *c,
-		    struct ocl_buf *wbuf, const char *kernel, int tw, int th,
-		    const struct ocl_limits *lim)
+static int run_tile(const struct convolve_params *p, const struct stage_cl *c, struct ocl_buf *wbuf,
+                    const char *kernel, int tw, int th, const struct ocl_limits *lim)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r, n = p->n;
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
@@ -1298,23 +1312,24 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c,
 	const size_t mid = p->separable ? 4 * rh * tw * ch : 4; // unused (4 bytes) when 2-D
 	const size_t nw = p->separable ? 2 * (size_t)n : (size_t)n * n;
 	return ocl_run(c->ocl, "convolve", kernel, gx, gy, lx, ly,
-		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-					   OCL_BUF(wbuf), OCL_INT(r), OCL_INT(p->border),
-					   OCL_LONG(p->off), OCL_LONG(p->D), OCL_INT(p->shift),
-					   OCL_INT(tw), OCL_INT(th), OCL_LOCAL(rh * rw * ch),
-					   OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END });
+	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+	                                  OCL_BUF(wbuf), OCL_INT(r), OCL_INT(p->border),
+	                                  OCL_LONG(p->off), OCL_LONG(p->D), OCL_INT(p->shift),
+	                                  OCL_INT(tw), OCL_INT(th), OCL_LOCAL(rh * rw * ch),
+	                                  OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END});
 }
 
 // The separable kernel without local memory: a horizontal pass into an int32 scratch buffer
 // and a vertical pass from it, strip by strip of rows so that the scratch stays bounded.
 static int run_two_pass(const struct convolve_params *p, const struct stage_cl *c,
-			struct ocl_buf *wbuf, const struct ocl_limits *lim)
+                        struct ocl_buf *wbuf, const struct ocl_limits *lim)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r;
 	const uint64_t row_bytes = (uint64_t)W * ch * 4;
 	uint64_t cap = lim->max_alloc_bytes < SCRATCH_CAP ? lim->max_alloc_bytes : SCRATCH_CAP;
 	const char *strip_env = getenv("CLIMG_CONVOLVE_STRIP");
 	struct ocl_buf *scratch = NULL;
+	struct ocl_limits lh, lv;
 	char kh[32], kv[32];
 	long strip = 0, rows_max = (long)(cap / row_bytes) - 2 * r;
 	size_t lx, ly;
@@ -1324,29 +1339,34 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 		rows_max = strip;
 	if (rows_max < 1)
 		return err_set("a %s kernel on an image %d pixels wide needs %llu bytes of scratch "
-			       "memory; the device allows %llu",
-			       p->what, W, (unsigned long long)((2 * r + 1) * row_bytes),
-			       (unsigned long long)cap);
+		               "memory; the device allows %llu",
+		               p->what, W, (unsigned long long)((2 * r + 1) * row_bytes),
+		               (unsigned long long)cap);
 	if (rows_max > H)
 		rows_max = H;
 	snprintf(kh, sizeof kh, "convolve_sep_h_c%d", ch);
 	snprintf(kv, sizeof kv, "convolve_sep_v_c%d", ch);
-	local_size(lim, &lx, &ly);
+	if (ocl_limits(c->ocl, "convolve", kh, &lh) < 0 ||
+	    ocl_limits(c->ocl, "convolve", kv, &lv) < 0)
+		return -1;
+	if (lv.wg_max < lh.wg_max)
+		lh.wg_max = lv.wg_max;
+	local_size(&lh, &lx, &ly);
 	scratch = ocl_buf_new(c->ocl, (size_t)((rows_max + 2 * r) * row_bytes));
 	if (!scratch)
 		return -1;
 	for (int y0 = 0; y0 < H; y0 += (int)rows_max) {
 		int rows = H - y0 < rows_max ? H - y0 : (int)rows_max;
 		if (ocl_run(c->ocl, "convolve", kh, (size_t)W * ch, (size_t)rows + 2 * r, lx, ly,
-			    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(scratch), OCL_INT(W),
-						OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
-						OCL_INT(p->border), OCL_INT(y0 - r),
-						OCL_INT(rows + 2 * r), OCL_END }) < 0 ||
+		            (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(scratch), OCL_INT(W),
+		                               OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
+		                               OCL_INT(p->border), OCL_INT(y0 - r),
+		                               OCL_INT(rows + 2 * r), OCL_END}) < 0 ||
 		    ocl_run(c->ocl, "convolve", kv, (size_t)W * ch, (size_t)rows, lx, ly,
-			    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(scratch), OCL_BUF(c->out),
-						OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
-						OCL_INT(y0), OCL_INT(rows), OCL_LONG(p->off),
-						OCL_LONG(p->D), OCL_INT(p->shift), OCL_END }) < 0)
+		            (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(scratch), OCL_BUF(c->out),
+		                               OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
+		                               OCL_INT(y0), OCL_INT(rows), OCL_LONG(p->off),
+		                               OCL_LONG(p->D), OCL_INT(p->shift), OCL_END}) < 0)
 			goto done;
 	}
 	rc = 0;
@@ -1378,12 +1398,14 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	} else {
 		size_t lx, ly;
 		snprintf(kernel, sizeof kernel, "convolve_2d_c%d", ch);
+		if (ocl_limits(c->ocl, "convolve", kernel, &lim) < 0)
+			goto done;
 		local_size(&lim, &lx, &ly);
 		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch, (size_t)H, lx, ly,
-			     (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-						 OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->r),
-						 OCL_INT(p->border), OCL_LONG(p->off),
-						 OCL_LONG(p->D), OCL_INT(p->shift), OCL_END });
+		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->r),
+		                                OCL_INT(p->border), OCL_LONG(p->off),
+		                                OCL_LONG(p->D), OCL_INT(p->shift), OCL_END});
 	}
 done:
 	ocl_buf_free(wbuf); // released by OpenCL once the queued kernels are done with it
@@ -1391,14 +1413,14 @@ done:
 }
 
 const struct stage_ops stage_convolve = {
-	.name = "convolve",
-	.usage = "convolve:KERNEL[:OPTION...]",
-	.summary = "correlate with a named or custom kernel (exact fixed point), alpha kept",
-	.params_size = sizeof(struct convolve_params),
-	.parse = convolve_parse,
-	.plan = convolve_plan,
-	.run_cpu = convolve_run_cpu,
-	.program = "convolve",
-	.run_cl = convolve_run_cl,
-	.free_params = convolve_free,
+    .name = "convolve",
+    .usage = "convolve:KERNEL[:OPTION...]",
+    .summary = "correlate with a named or custom kernel (exact fixed point), alpha kept",
+    .params_size = sizeof(struct convolve_params),
+    .parse = convolve_parse,
+    .plan = convolve_plan,
+    .run_cpu = convolve_run_cpu,
+    .program = "convolve",
+    .run_cl = convolve_run_cl,
+    .free_params = convolve_free,
 };

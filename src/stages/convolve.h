@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 struct convolve_ints {
-	int n;           // kernel side (odd)
-	bool separable;  // w holds kx[n] then ky[n], k[dy][dx] = ky[dy] * kx[dx]
-	int64_t D, B;    // divisor (>= 1) and bias numerator
+	int n;            // kernel side (odd)
+	bool separable;   // w holds kx[n] then ky[n], k[dy][dx] = ky[dy] * kx[dx]
+	int64_t D, B;     // divisor (>= 1) and bias numerator
 	const int32_t *w; // separable: 2n values, else n * n row by row; owned by params
 };
 
