@@ -55,19 +55,21 @@ static inline int border_map(int i, int n, int border)
 	return -1;
 }
 
-// The contract's last step. shift >= 0 when D = 2^shift. Below 256 * D the quotient fits 8
-// bits, and for D < 2^24 both fit 32 bits: the 64-bit division is the rare case.
-static inline uchar finish(long acc, long off, long D, int shift)
+// The contract's last step. At or above 256 D the result saturates to 255; below it the
+// quotient floor(t / D) is computed as (t * M) >> S, which the host chose so that it is
+// exact for every 0 <= t < 256 D: D = 2^S with M = 1; or, for D < 2^16, S = 40 and
+// M = floor(2^40 / D) + 1: then t * M / 2^40 = t / D + t * e / 2^40 with 0 < e < 1, and
+// t * e / 2^40 < 256 D / 2^40 < 1 / D (as 256 D^2 < 2^40) never reaches the next integer.
+// M = 0 (other D) divides.
+static inline uchar finish(long acc, long off, long D, long M, int S)
 {
 	long t = acc + off;
 	if (t < 0)
 		return 0;
 	if (t >= (D << 8))
 		return 255;
-	if (shift >= 0)
-		return (uchar)(t >> shift);
-	if (D < (1L << 24))
-		return (uchar)((uint)t / (uint)D);
+	if (M)
+		return (uchar)((t * M) >> S);
 	return (uchar)(t / D);
 }
 
@@ -111,7 +113,7 @@ static inline void weights_load(__global const int *w, int nw, __local int *lw)
 
 static inline void sep_tile(const int CH, __global const uchar *in, __global uchar *out, int W,
 			    int H, __global const int *w, int r, int border, long off, long D,
-			    int shift, int TW, int TH, __local uchar *tile, __local int *mid,
+			    long M, int S, int TW, int TH, __local uchar *tile, __local int *mid,
 			    __local int *lw)
 {
 	const int n = 2 * r + 1, RW = (TW + 2 * r) * CH, RH = TH + 2 * r, MW = TW * CH;
@@ -148,14 +150,14 @@ static inline void sep_tile(const int CH, __global const uchar *in, __global uch
 			long acc = 0;
 			for (int i = 0; i < n; i++)
 				acc += (long)lw[n + i] * m[i * MW];
-			o[s] = finish(acc, off, D, shift);
+			o[s] = finish(acc, off, D, M, S);
 		}
 	}
 }
 
 static inline void d2_tile(const int CH, __global const uchar *in, __global uchar *out, int W,
 			   int H, __global const int *w, int r, int border, long off, long D,
-			   int shift, int TW, int TH, __local uchar *tile, __local int *lw)
+			   long M, int S, int TW, int TH, __local uchar *tile, __local int *lw)
 {
 	const int n = 2 * r + 1, RW = (TW + 2 * r) * CH;
 	const int tx = get_group_id(0) * TW, ty = get_group_id(1) * TH;
@@ -180,7 +182,7 @@ static inline void d2_tile(const int CH, __global const uchar *in, __global ucha
 				for (int dx = 0; dx < n; dx++)
 					acc += k[dx] * t[dx * CH];
 			}
-			o[s] = finish(acc, off, D, shift);
+			o[s] = finish(acc, off, D, M, S);
 		}
 	}
 }
@@ -223,7 +225,7 @@ static inline void sep_h(const int CH, __global const uchar *in, __global int *m
 // y0 - r + i.
 static inline void sep_v(const int CH, __global const uchar *in, __global const int *mid,
 			 __global uchar *out, int W, int H, __global const int *w, int r, int y0,
-			 int rows, long off, long D, int shift)
+			 int rows, long off, long D, long M, int S)
 {
 	const int s = get_global_id(0), y = get_global_id(1), n = 2 * r + 1;
 	if (s >= W * CH || y >= rows)
@@ -238,11 +240,11 @@ static inline void sep_v(const int CH, __global const uchar *in, __global const 
 	long acc = 0;
 	for (int i = 0; i < n; i++)
 		acc += (long)ky[i] * m[(size_t)i * W * CH];
-	out[o] = finish(acc, off, D, shift);
+	out[o] = finish(acc, off, D, M, S);
 }
 
 static inline void d2(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
-		      __global const int *w, int r, int border, long off, long D, int shift)
+		      __global const int *w, int r, int border, long off, long D, long M, int S)
 {
 	const int s = get_global_id(0), y = get_global_id(1), n = 2 * r + 1;
 	if (s >= W * CH || y >= H)
@@ -272,44 +274,44 @@ static inline void d2(const int CH, __global const uchar *in, __global uchar *ou
 			}
 		}
 	}
-	out[o] = finish(acc, off, D, shift);
+	out[o] = finish(acc, off, D, M, S);
 }
 
 // The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
 // convolve_sep_tile's so that the host passes both the same arguments.
-#define CONVOLVE_KERNELS(CH)                                                                   \
-	__kernel void convolve_sep_tile_c##CH(                                                 \
+#define CONVOLVE_KERNELS(CH)                                                                    \
+	__kernel void convolve_sep_tile_c##CH(                                                  \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
-	    int r, int border, long off, long D, int shift, int TW, int TH,                   \
-	    __local uchar *tile, __local int *mid, __local int *lw)                            \
-	{                                                                                      \
-		sep_tile(CH, in, out, W, H, w, r, border, off, D, shift, TW, TH, tile, mid, lw); \
-	}                                                                                      \
-	__kernel void convolve_2d_tile_c##CH(                                                  \
+	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
+	    __local uchar *tile, __local int *mid, __local int *lw)                             \
+	{                                                                                       \
+		sep_tile(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, mid, lw); \
+	}                                                                                       \
+	__kernel void convolve_2d_tile_c##CH(                                                   \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
-	    int r, int border, long off, long D, int shift, int TW, int TH,                   \
-	    __local uchar *tile, __local int *mid, __local int *lw)                            \
-	{                                                                                      \
-		d2_tile(CH, in, out, W, H, w, r, border, off, D, shift, TW, TH, tile, lw);       \
-	}                                                                                      \
-	__kernel void convolve_sep_h_c##CH(__global const uchar *in, __global int *mid, int W, \
-					   int H, __global const int *w, int r, int border,    \
-					   int v0, int nrows)                                  \
-	{                                                                                      \
+	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
+	    __local uchar *tile, __local int *mid, __local int *lw)                             \
+	{                                                                                       \
+		d2_tile(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, lw);       \
+	}                                                                                       \
+	__kernel void convolve_sep_h_c##CH(__global const uchar *in, __global int *mid, int W,  \
+					   int H, __global const int *w, int r, int border,     \
+					   int v0, int nrows)                                   \
+	{                                                                                       \
 		sep_h(CH, in, mid, W, H, w, r, border, v0, nrows);                              \
-	}                                                                                      \
-	__kernel void convolve_sep_v_c##CH(__global const uchar *in, __global const int *mid,  \
-					   __global uchar *out, int W, int H,                  \
-					   __global const int *w, int r, int y0, int rows,     \
-					   long off, long D, int shift)                        \
-	{                                                                                      \
-		sep_v(CH, in, mid, out, W, H, w, r, y0, rows, off, D, shift);                   \
-	}                                                                                      \
-	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,  \
-					int H, __global const int *w, int r, int border,       \
-					long off, long D, int shift)                           \
-	{                                                                                      \
-		d2(CH, in, out, W, H, w, r, border, off, D, shift);                             \
+	}                                                                                       \
+	__kernel void convolve_sep_v_c##CH(__global const uchar *in, __global const int *mid,   \
+					   __global uchar *out, int W, int H,                   \
+					   __global const int *w, int r, int y0, int rows,      \
+					   long off, long D, long M, int S)                     \
+	{                                                                                       \
+		sep_v(CH, in, mid, out, W, H, w, r, y0, rows, off, D, M, S);                    \
+	}                                                                                       \
+	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \
+					int H, __global const int *w, int r, int border,        \
+					long off, long D, long M, int S)                        \
+	{                                                                                       \
+		d2(CH, in, out, W, H, w, r, border, off, D, M, S);                              \
 	}
 
 CONVOLVE_KERNELS(1)

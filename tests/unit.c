@@ -518,6 +518,25 @@ static void test_convolve_ints(void)
 		      ci.D == 1 << 23 && sum32(ci.w, 9) == 1 << 23 && ci.B == -(3 << 22));
 		chain_free(&c);
 	}
+	// the device's division: (t * M) >> S = floor(t / D) for every 0 <= t < 256 D, checked
+	// for every D < 2^16 at t = q D - 1 and q D (the largest error is just below a multiple)
+	int64_t bad_d = 0;
+	for (int64_t d = 1; d < (1 << 16) && !bad_d; d++) {
+		char tok[64];
+		snprintf(tok, sizeof tok, "convolve:kernel=1:norm=%lld", (long long)d);
+		if (!ints_of(tok, &ci, &c))
+			break;
+		for (int64_t q = 0; q <= 256 && !bad_d; q++)
+			for (int64_t t = q * d - 1; t <= q * d && !bad_d; t++)
+				if (t >= 0 && t < 256 * d && (ci.dev_m == 0 || ((t * ci.dev_m) >> ci.dev_s) != t / d))
+					bad_d = d;
+		chain_free(&c);
+	}
+	CHECK("the device's reciprocal division is exact for every D < 2^16", bad_d == 0);
+	if (ints_of("convolve:kernel=1:norm=65537", &ci, &c)) {
+		CHECK("D = 65537 divides on the device", ci.dev_m == 0);
+		chain_free(&c);
+	}
 	// integers too large for the bound are scaled too; a normalised kernel still sums to D
 	if (ints_of("convolve:kernel=1000000000007,1000000000009,1000000000037,1000000000039,"
 		    "1000000000061,1000000000063,1000000000091,1000000000121,1000000000163",

@@ -114,6 +114,8 @@ struct convolve_params {
 	int64_t D, B;  // divisor (>= 1) and bias numerator of the contract
 	int64_t off;   // B + floor(D / 2)
 	int shift;     // log2(D) when D is a power of two, else -1
+	int64_t dev_m; // the device divides by D as (t * dev_m) >> dev_s (kernels/convolve.cl's
+	int dev_s;     // finish() says why that is exact), or by t / D where dev_m is 0
 	int32_t *w;    // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
 	char what[48]; // "3x3 sharpen", for messages
 };
@@ -291,6 +293,15 @@ static void finish_setup(struct convolve_params *p)
 	if ((p->D & (p->D - 1)) == 0)
 		for (p->shift = 0; ((int64_t)1 << p->shift) != p->D; p->shift++)
 			;
+	p->dev_m = 0;
+	p->dev_s = 0;
+	if (p->shift >= 0) {
+		p->dev_m = 1;
+		p->dev_s = p->shift;
+	} else if (p->D < (1 << 16)) {
+		p->dev_m = ((int64_t)1 << 40) / p->D + 1;
+		p->dev_s = 40;
+	}
 }
 
 // Stores k (n * n int64 values known to fit int32 after bounds_ok) into p, as two 1-D
@@ -1094,7 +1105,8 @@ static void convolve_free(void *params)
 void convolve_ints(const void *params, struct convolve_ints *out)
 {
 	const struct convolve_params *p = params;
-	*out = (struct convolve_ints){p->n, p->separable != 0, p->D, p->B, p->w};
+	*out =
+	    (struct convolve_ints){p->n, p->separable != 0, p->D, p->B, p->w, p->dev_m, p->dev_s};
 }
 
 static int convolve_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -1312,11 +1324,11 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	const size_t mid = p->separable ? 4 * rh * tw * ch : 4; // unused (4 bytes) when 2-D
 	const size_t nw = p->separable ? 2 * (size_t)n : (size_t)n * n;
 	return ocl_run(c->ocl, "convolve", kernel, gx, gy, lx, ly,
-	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-	                                  OCL_BUF(wbuf), OCL_INT(r), OCL_INT(p->border),
-	                                  OCL_LONG(p->off), OCL_LONG(p->D), OCL_INT(p->shift),
-	                                  OCL_INT(tw), OCL_INT(th), OCL_LOCAL(rh * rw * ch),
-	                                  OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END});
+	               (struct ocl_arg[]){
+	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
+	                   OCL_INT(r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
+	                   OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_INT(tw), OCL_INT(th),
+	                   OCL_LOCAL(rh * rw * ch), OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END});
 }
 
 // The separable kernel without local memory: a horizontal pass into an int32 scratch buffer
@@ -1366,7 +1378,8 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 		            (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(scratch), OCL_BUF(c->out),
 		                               OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
 		                               OCL_INT(y0), OCL_INT(rows), OCL_LONG(p->off),
-		                               OCL_LONG(p->D), OCL_INT(p->shift), OCL_END}) < 0)
+		                               OCL_LONG(p->D), OCL_LONG(p->dev_m),
+		                               OCL_INT(p->dev_s), OCL_END}) < 0)
 			goto done;
 	}
 	rc = 0;
@@ -1402,10 +1415,10 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 			goto done;
 		local_size(&lim, &lx, &ly);
 		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch, (size_t)H, lx, ly,
-		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->r),
-		                                OCL_INT(p->border), OCL_LONG(p->off),
-		                                OCL_LONG(p->D), OCL_INT(p->shift), OCL_END});
+		             (struct ocl_arg[]){
+		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+		                 OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off),
+		                 OCL_LONG(p->D), OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_END});
 	}
 done:
 	ocl_buf_free(wbuf); // released by OpenCL once the queued kernels are done with it
