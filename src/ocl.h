@@ -40,6 +40,23 @@ void ocl_buf_free(struct ocl_buf *b); // NULL-safe
 int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes);
 int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes);
 
+// Enqueues setting the first bytes of b (a multiple of 4) to zero; does not wait.
+int ocl_zero(struct ocl *o, struct ocl_buf *b, size_t bytes);
+
+// Device limits, for kernels that size their own work (work-group count, __local memory).
+struct ocl_limits {
+	uint64_t local_mem_bytes; // CL_DEVICE_LOCAL_MEM_SIZE: __local memory per work-group
+	size_t max_wg;            // CL_DEVICE_MAX_WORK_GROUP_SIZE
+	unsigned compute_units;   // CL_DEVICE_MAX_COMPUTE_UNITS, at least 1
+	size_t item_max[2];       // CL_DEVICE_MAX_WORK_ITEM_SIZES of dimensions 0 and 1
+	uint64_t max_alloc_bytes; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer
+};
+struct ocl_limits ocl_get_limits(const struct ocl *o);
+
+// The work-items a work-group of kernel `kernel` of the built program `program` may hold
+// on this device: CL_KERNEL_WORK_GROUP_SIZE, at most max_wg (creates the kernel if needed).
+int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max);
+
 // Kernel arguments, in order, ended by OCL_END.
 enum ocl_arg_kind {
 	OCL_ARG_END = 0,
@@ -71,19 +88,21 @@ struct ocl_arg {
 int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
 	    size_t local_w, size_t local_h, const struct ocl_arg *args);
 
-// What bounds a launch of kernel `kernel` of the built program `program` on this device:
-// wg_max, the work-items a work-group of this kernel may hold (CL_KERNEL_WORK_GROUP_SIZE,
-// at most CL_DEVICE_MAX_WORK_GROUP_SIZE); item_max, work-items per dimension
-// (CL_DEVICE_MAX_WORK_ITEM_SIZES); local_mem_bytes, __local memory per work-group
-// (CL_DEVICE_LOCAL_MEM_SIZE); max_alloc_bytes, the largest buffer
-// (CL_DEVICE_MAX_MEM_ALLOC_SIZE). Stages size their tiles from these instead of assuming.
-struct ocl_limits {
-	size_t wg_max, item_max[2];
-	uint64_t local_mem_bytes, max_alloc_bytes;
-};
-int ocl_limits(struct ocl *o, const char *program, const char *kernel, struct ocl_limits *lim);
 
 // Waits for everything queued; reports errors that surface at completion.
 int ocl_finish(struct ocl *o);
+
+// Profiling (--time). ocl_profile recreates the queue with profiling on; call it before
+// anything is queued. Then ocl_timer_take waits for the commands queued since its last
+// call and sets *ms to the sum of their device execution times (0 when none).
+int ocl_profile(struct ocl *o);
+int ocl_timer_take(struct ocl *o, double *ms);
+
+// Pinned (page-locked) host memory, which the device reads and writes at full speed:
+// a CL_MEM_ALLOC_HOST_PTR buffer kept mapped. NULL with err set on failure.
+// ocl_host_free frees a block from ocl_host_alloc, or free()s any other pointer (so one
+// call frees either kind; o may be NULL for plain memory). Free blocks before ocl_close.
+void *ocl_host_alloc(struct ocl *o, size_t bytes);
+void ocl_host_free(struct ocl *o, void *ptr);
 
 #endif

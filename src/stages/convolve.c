@@ -1252,15 +1252,16 @@ static void convolve_run_cpu(const void *params, const struct img *in, struct im
 #define LOCAL_RESERVE 1024
 #define SCRATCH_CAP ((uint64_t)512 << 20)
 
-// A work-group of 64 x 4 (rows of consecutive samples: coalesced), shrunk to the limits.
-static void local_size(const struct ocl_limits *lim, size_t *lx, size_t *ly)
+// A work-group of 64 x 4 (rows of consecutive samples: coalesced), shrunk to the device's
+// limits and to wg_max, the work-group size the kernel allows.
+static void local_size(const struct ocl_limits *lim, size_t wg_max, size_t *lx, size_t *ly)
 {
 	size_t x = 64, y = 4;
 	while (x > 1 && x > lim->item_max[0])
 		x /= 2;
 	while (y > 1 && y > lim->item_max[1])
 		y /= 2;
-	while (x * y > lim->wg_max && x * y > 1) {
+	while (x * y > wg_max && x * y > 1) {
 		if (y > 1)
 			y /= 2;
 		else
@@ -1314,12 +1315,12 @@ static bool tile_pick(const struct convolve_params *p, uint64_t local_bytes, int
 }
 
 static int run_tile(const struct convolve_params *p, const struct stage_cl *c, struct ocl_buf *wbuf,
-                    const char *kernel, int tw, int th, const struct ocl_limits *lim)
+                    const char *kernel, int tw, int th, const struct ocl_limits *lim, size_t wg_max)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r, n = p->n;
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
 	size_t lx, ly;
-	local_size(lim, &lx, &ly);
+	local_size(lim, wg_max, &lx, &ly);
 	const size_t gx = (size_t)(W + tw - 1) / tw * lx, gy = (size_t)(H + th - 1) / th * ly;
 	const size_t mid = p->separable ? 4 * rh * tw * ch : 4; // unused (4 bytes) when 2-D
 	const size_t nw = p->separable ? 2 * (size_t)n : (size_t)n * n;
@@ -1341,7 +1342,7 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 	uint64_t cap = lim->max_alloc_bytes < SCRATCH_CAP ? lim->max_alloc_bytes : SCRATCH_CAP;
 	const char *strip_env = getenv("CLIMG_CONVOLVE_STRIP");
 	struct ocl_buf *scratch = NULL;
-	struct ocl_limits lh, lv;
+	size_t wh, wv;
 	char kh[32], kv[32];
 	long strip = 0, rows_max = (long)(cap / row_bytes) - 2 * r;
 	size_t lx, ly;
@@ -1358,12 +1359,10 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 		rows_max = H;
 	snprintf(kh, sizeof kh, "convolve_sep_h_c%d", ch);
 	snprintf(kv, sizeof kv, "convolve_sep_v_c%d", ch);
-	if (ocl_limits(c->ocl, "convolve", kh, &lh) < 0 ||
-	    ocl_limits(c->ocl, "convolve", kv, &lv) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "convolve", kh, &wh) < 0 ||
+	    ocl_kernel_wg_max(c->ocl, "convolve", kv, &wv) < 0)
 		return -1;
-	if (lv.wg_max < lh.wg_max)
-		lh.wg_max = lv.wg_max;
-	local_size(&lh, &lx, &ly);
+	local_size(lim, wh < wv ? wh : wv, &lx, &ly);
 	scratch = ocl_buf_new(c->ocl, (size_t)((rows_max + 2 * r) * row_bytes));
 	if (!scratch)
 		return -1;
@@ -1394,26 +1393,27 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	const size_t nw = p->separable ? 2 * (size_t)p->n : (size_t)p->n * p->n;
 	struct ocl_buf *wbuf = NULL;
-	struct ocl_limits lim;
+	const struct ocl_limits lim = ocl_get_limits(c->ocl);
+	size_t wg;
 	char kernel[32];
 	int tw, th, rc = -1;
 
 	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
-	if (ocl_limits(c->ocl, "convolve", kernel, &lim) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
 	wbuf = ocl_buf_new(c->ocl, nw * sizeof *p->w);
 	if (!wbuf || ocl_upload(c->ocl, wbuf, p->w, nw * sizeof *p->w) < 0)
 		goto done;
 	if (tile_pick(p, lim.local_mem_bytes, ch, &tw, &th)) {
-		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim);
+		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim, wg);
 	} else if (p->separable) {
 		rc = run_two_pass(p, c, wbuf, &lim);
 	} else {
 		size_t lx, ly;
 		snprintf(kernel, sizeof kernel, "convolve_2d_c%d", ch);
-		if (ocl_limits(c->ocl, "convolve", kernel, &lim) < 0)
+		if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 			goto done;
-		local_size(&lim, &lx, &ly);
+		local_size(&lim, wg, &lx, &ly);
 		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch, (size_t)H, lx, ly,
 		             (struct ocl_arg[]){
 		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),

@@ -6,6 +6,7 @@
 
 extern const struct stage_ops stage_convolve;
 extern const struct stage_ops stage_grey;
+extern const struct stage_ops stage_histogram;
 extern const struct stage_ops stage_rotate;
 extern const struct stage_ops stage_transpose;
 
@@ -14,6 +15,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_grey,
 	&stage_rotate,
 	&stage_transpose,
+	&stage_histogram,
 	NULL,
 };
 
