@@ -139,3 +139,45 @@ __kernel void rotate_bilinear(__global const uchar *in, __global uchar *out, int
 		}
 	}
 }
+
+// rotate_bilinear for images without alpha (1 or 3 channels), with the channel count known
+// at compile time: the same arithmetic as rotate_bilinear's path without alpha,
+// (w0 p00 + w1 p10 + w2 p01 + w3 p11 + 32768) >> 16, reading the four taps directly when
+// they all lie inside the input.
+#define ROTATE_BILINEAR_OPAQUE(NAME, CH)                                                 \
+__kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ch,  \
+		   int ow, int oh, int C, int S, uint bg)                                \
+{                                                                                       \
+	int x = get_global_id(0), y = get_global_id(1);                                 \
+	if (x >= ow || y >= oh)                                                         \
+		return;                                                                 \
+	MAP_UV();                                                                       \
+	uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23);       \
+	int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;                  \
+	uint fx = u & 255, fy = v & 255;                                                \
+	uint w0 = (256 - fx) * (256 - fy), w1 = fx * (256 - fy), w2 = (256 - fx) * fy,   \
+	     w3 = fx * fy;                                                              \
+	__global uchar *d = out + ((size_t)y * ow + x) * CH;                            \
+	if (sx >= 0 && sy >= 0 && sx + 1 < W && sy + 1 < H) {                           \
+		__global const uchar *p = in + ((size_t)sy * W + sx) * CH;              \
+		__global const uchar *q = p + (size_t)W * CH;                           \
+		_Pragma("unroll") for (int c = 0; c < CH; c++)                           \
+			d[c] = (uchar)((w0 * p[c] + w1 * p[CH + c] + w2 * q[c] +        \
+					w3 * q[CH + c] + 32768) >> 16);                 \
+		return;                                                                 \
+	}                                                                               \
+	bool ok[4];                                                                     \
+	size_t off[4];                                                                  \
+	for (int k = 0; k < 4; k++) {                                                   \
+		int px = sx + (k & 1), py = sy + (k >> 1);                              \
+		ok[k] = px >= 0 && px < W && py >= 0 && py < H;                         \
+		off[k] = ok[k] ? ((size_t)py * W + px) * CH : 0;                        \
+	}                                                                               \
+	_Pragma("unroll") for (int c = 0; c < CH; c++)                                   \
+		d[c] = (uchar)((w0 * rotate_sample(in, ok[0], off[0], c, bg) +             \
+				w1 * rotate_sample(in, ok[1], off[1], c, bg) +             \
+				w2 * rotate_sample(in, ok[2], off[2], c, bg) +             \
+				w3 * rotate_sample(in, ok[3], off[3], c, bg) + 32768) >> 16); \
+}
+ROTATE_BILINEAR_OPAQUE(rotate_bilinear_c1, 1)
+ROTATE_BILINEAR_OPAQUE(rotate_bilinear_c3, 3)

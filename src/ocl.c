@@ -920,6 +920,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 		const struct ocl_arg *a = &args[i];
 		cl_int iv = a->i;
 		cl_uint uv = a->u;
+		cl_long lv = a->l;
 		cl_mem m;
 
 		switch (a->kind) {
@@ -932,6 +933,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 			break;
 		case OCL_ARG_INT: e = CALL(clSetKernelArg(k->kern, i, sizeof iv, &iv)); break;
 		case OCL_ARG_UINT: e = CALL(clSetKernelArg(k->kern, i, sizeof uv, &uv)); break;
+		case OCL_ARG_LONG: e = CALL(clSetKernelArg(k->kern, i, sizeof lv, &lv)); break;
 		case OCL_ARG_LOCAL:
 			local_bytes += a->local_bytes;
 			e = CALL(clSetKernelArg(k->kern, i, a->local_bytes, NULL));
@@ -963,6 +965,16 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 	if (e != CL_SUCCESS)
 		return fail_cl(e, "clEnqueueNDRangeKernel(%s)", kernel);
 	event_keep(o, ev);
+	return 0;
+}
+
+int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max)
+{
+	struct ocl_kernel *k = kernel_get(o, program, kernel);
+
+	if (!k)
+		return -1;
+	*wg_max = k->wg_max;
 	return 0;
 }
 
@@ -1065,6 +1077,8 @@ struct ocl_limits ocl_get_limits(const struct ocl *o)
 	    .local_mem_bytes = o->local_mem_bytes,
 	    .max_wg = o->max_wg ? o->max_wg : 1,
 	    .compute_units = o->compute_units ? o->compute_units : 1,
+	    .item_max = {o->max_item[0] ? o->max_item[0] : 1, o->max_item[1] ? o->max_item[1] : 1},
+	    .max_alloc_bytes = o->max_alloc_bytes,
 	};
 }
 

@@ -83,6 +83,16 @@ int chain_parse(struct chain *c, int n, char *const *tokens)
 	return 0;
 }
 
+// Prefixes err with the stage's token, shortened when long (a custom kernel can be
+// thousands of numbers), and returns -1.
+static int stage_err(const struct chain_stage *s)
+{
+	const int max = 48;
+	if (strlen(s->token) <= (size_t)max)
+		return err_prefix("%s", s->token);
+	return err_prefix("%.*s...", max - 3, s->token);
+}
+
 int chain_plan(struct chain *c, const struct geom *in)
 {
 	struct geom g = *in;
@@ -96,7 +106,7 @@ int chain_plan(struct chain *c, const struct geom *in)
 		s->side = NULL;
 		memset(&s->plan, 0, sizeof s->plan);
 		if (s->ops->plan(s->params, &g, &s->plan) < 0)
-			return err_prefix("%s", s->token);
+			return stage_err(s);
 		// a stage without run_cpu only measures; side outputs are arrays of uint32_t
 		if ((!s->ops->run_cpu && !s->plan.passthrough) || s->plan.side_bytes % 4 ||
 		    (s->plan.side_bytes && !s->ops->side_cpu))
@@ -131,8 +141,12 @@ int chain_plan(struct chain *c, const struct geom *in)
 
 void chain_free(struct chain *c)
 {
-	for (int i = 0; i < c->n; i++)
-		free(c->st[i].params);
+	for (int i = 0; i < c->n; i++) {
+		const struct chain_stage *s = &c->st[i];
+		if (s->params && s->ops && s->ops->free_params)
+			s->ops->free_params(s->params);
+		free(s->params);
+	}
 	FREE(c->st);
 	FREE(c->side);
 	c->n = 0;
@@ -300,10 +314,10 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 		sc.side = r->side;
 		sc.side_offset = s->side_offset;
 		if (s->ops->side_cl(s->params, &sc) < 0)
-			return err_prefix("%s", s->token);
+			return stage_err(s);
 	}
 	if (s->ops->run_cl && s->ops->run_cl(s->params, &sc) < 0)
-		return err_prefix("%s", s->token);
+		return stage_err(s);
 	if (!s->plan.passthrough) {
 		r->cur ^= 1;
 		r->g = s->plan.out;

@@ -400,7 +400,11 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 		return rotate_run_cl(params, c);
 	struct rotate_map m = map_of(p, c->gin.ch);
 	uint32_t bg = m.bg[0] | m.bg[1] << 8 | m.bg[2] << 16 | (uint32_t)m.bg[3] << 24;
-	return ocl_run(c->ocl, "rotate", m.bilinear ? "rotate_bilinear" : "rotate_nearest",
+	const char *kernel = !m.bilinear           ? "rotate_nearest"
+			     : c->gin.ch == 1 ? "rotate_bilinear_c1"
+			     : c->gin.ch == 3 ? "rotate_bilinear_c3" // no alpha: a shorter path
+					      : "rotate_bilinear";
+	return ocl_run(c->ocl, "rotate", kernel,
 		       (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch),

@@ -99,6 +99,11 @@ struct stage_ops {
 	// of geometry in. -1 with err set.
 	int (*render)(const void *params, const struct geom *in, const void *side, int index,
 		      struct stage_render *out);
+
+	// Optional: frees what parse allocated and stored in params (e.g. a kernel's weights),
+	// not the block itself. Called once when the chain is freed, also after a failed parse,
+	// so it must accept a block that parse filled only in part (it starts zeroed).
+	void (*free_params)(void *params);
 };
 
 // The registry (src/stages/registry.c): every stage, NULL-terminated, in --list-stages order.
