@@ -245,13 +245,18 @@ static void sample_set(struct sample *s, double *ms, int n)
 // Measures one operation: queue(arg) enqueues it (it may block); its device time is the sum
 // of the profiling events of what it queued. wall (if not NULL) gets the host wall clock of
 // the same runs. Returns 0; 1 when may_skip and its runs would not fit in --budget (nothing
-// measured; *would_ms says how long they would take); -1 with err set.
+// measured; *would_ms says how long they would take, 0 when the budget was already spent
+// before a warm-up run); -1 with err set.
 static int measure(struct bench *b, int (*queue)(void *), void *arg, bool may_skip,
 		   struct sample *dev, struct sample *wall, double *would_ms)
 {
 	double ms[REPS_MAX], wms[REPS_MAX], t0, warm_ms = 0, est;
 	int n;
 
+	if (may_skip && !budget_fits(b, 0)) { // spent: not even a warm-up run
+		*would_ms = 0;
+		return 1;
+	}
 	for (int i = 0; i < 2 && (i == 0 || warm_ms < WARMUP2_MS); i++) {
 		t0 = now_ms();
 		if (queue(arg) < 0 || ocl_timer_take(b->ocl, &ms[0]) < 0)
@@ -566,10 +571,15 @@ static int bench_row(struct bench *b, size_t r)
 	case 0: break;
 	case 1:
 		res->over_budget = true;
-		note(b, "`%s` on the %s image skipped: its %d runs (about %.1f s) would end past "
-			"the %g s budget (--budget 0: no limit)",
-		     row->token, image, b->opt->reps ? b->opt->reps : REPS_MIN, would_ms / 1e3,
-		     b->opt->budget_s);
+		if (would_ms > 0)
+			note(b, "`%s` on the %s image skipped: its %d runs (about %.1f s) would end "
+				"past the %g s budget (--budget 0: no limit)",
+			     row->token, image, b->opt->reps ? b->opt->reps : REPS_MIN,
+			     would_ms / 1e3, b->opt->budget_s);
+		else
+			note(b, "`%s` on the %s image skipped: the %g s budget was spent (--budget 0: "
+				"no limit)",
+			     row->token, image, b->opt->budget_s);
 		rc = 0;
 		goto done;
 	default: goto done;
