@@ -16,7 +16,7 @@ CFLAGS    ?= -O2 -g
 CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
 LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(LIBDIRS))
-LDLIBS    += -lOpenCL -lpng -ljpeg -lz -lm
+LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lm -pthread
 comma     := ,
 
 SRC       := $(wildcard src/*.c src/io/*.c src/stages/*.c)
@@ -48,12 +48,15 @@ build/kernels.o: build/kernels.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc -c -o $@ $<
 
 # ---- tests ----------------------------------------------------------------------------
-TEST_BINS := tests/unit tests/imgtool
+TEST_BINS := tests/unit tests/imgtool tests/codec
 
 tests/unit: build/tests/unit.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 tests/imgtool: build/tests/imgtool.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+tests/codec: build/tests/codec.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test: climg $(TEST_BINS)
@@ -72,4 +75,4 @@ clean:
 	rm -rf build climg $(TEST_BINS)
 
 .PHONY: all test testdata install clean
--include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d
+-include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d build/tests/codec.d
