@@ -43,7 +43,7 @@ static const char usage_text[] =
 	"      --cpu              use the plain-C reference path, no OpenCL\n"
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
-	"      --png-level N      PNG compression level 0-9 (default 6)\n"
+	"      --png-level N      PNG compression 0 (none) to 9 (smallest, slow), default 6\n"
 	"      --max-pixels N     refuse inputs of more than N pixels (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
 	"  -q, --quiet            no warnings\n"
