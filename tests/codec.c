@@ -3,14 +3,20 @@
 // it writes is inflated by zlib and by libdeflate and compared), the Huffman length
 // limit, and the PNG row filters (the SSE2 versions against the plain C specification,
 // and hand-computed residuals). Prints one "PASS name" or "FAIL name: ..." line per
-// check; tests/t-codec.sh counts them.
+// check; tests/t-codec.sh counts them. JPEG output in strips is compared byte for byte
+// with libjpeg's own single-threaded encoding with restart markers. Usage: codec SCRATCHDIR
 #include <libdeflate.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include <jpeglib.h>
+
+#include "../src/err.h"
 #include "../src/io/deflate.h"
+#include "../src/io/io.h"
 #include "../src/io/pngfilter.h"
 
 static int failures;
@@ -292,9 +298,130 @@ static void test_filters(void)
 	}
 }
 
-int main(void)
+// ---- JPEG in strips -------------------------------------------------------------------
+
+// libjpeg's own encoding of im (alpha dropped) with restart_in_rows MCU rows per restart
+// interval (0: none), as climg's settings; malloc'd into *out. 0 / -1.
+static int jpeg_reference(const struct img *im, int quality, int restart_rows, uint8_t **out,
+			  size_t *len)
 {
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr e;
+	unsigned char *buf = NULL;
+	unsigned long n = 0;
+	int oc = im->ch >= 3 ? 3 : 1;
+	uint8_t *row = malloc((size_t)im->w * 3);
+
+	c.err = jpeg_std_error(&e);
+	jpeg_create_compress(&c);
+	jpeg_mem_dest(&c, &buf, &n);
+	c.image_width = (JDIMENSION)im->w;
+	c.image_height = (JDIMENSION)im->h;
+	c.input_components = oc;
+	c.in_color_space = oc == 3 ? JCS_RGB : JCS_GRAYSCALE;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, quality, TRUE);
+	c.dct_method = JDCT_ISLOW;
+	c.optimize_coding = FALSE;
+	c.restart_in_rows = restart_rows;
+	jpeg_start_compress(&c, TRUE);
+	while (c.next_scanline < c.image_height) {
+		const uint8_t *src = im->data + (size_t)c.next_scanline * im->w * im->ch;
+
+		for (int x = 0; x < im->w; x++)
+			for (int k = 0; k < oc; k++)
+				row[x * oc + k] = src[x * im->ch + k];
+		jpeg_write_scanlines(&c, &row, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	free(row);
+	*out = malloc(n);
+	if (!*out) {
+		free(buf);
+		return -1;
+	}
+	memcpy(*out, buf, n);
+	*len = n;
+	free(buf);
+	return 0;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *p = NULL;
+	long n;
+
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) > 0 && fseek(fp, 0, SEEK_SET) == 0) {
+		p = malloc((size_t)n);
+		if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
+			free(p);
+			p = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(fp);
+	return p;
+}
+
+static void test_jpeg_strips(const char *dir)
+{
+	// W H CH, and the MCU rows per strip io_jpeg_encode plans: min(2^20 / (W * mcu),
+	// 65535 / MCUs per row), at least 1; 0 for a single strip (no restart markers).
+	static const int cases[][4] = {
+	    {600, 2000, 3, 109},  // 2 strips of 1744 rows, the last 256
+	    {1000, 3000, 1, 131}, // grey, 8-row MCUs: 3 strips of 1048 rows
+	    {500, 2100, 4, 131},  // alpha dropped; the last strip has 4 rows
+	    {65500, 40, 3, 1},    // 4094 MCUs a row (the JPEG limit): 16-row strips, the last 8
+	    {333, 5000, 2, 393},  // grey + alpha: 2 strips
+	    {640, 480, 3, 0},     // one strip: no restart markers
+	};
+	char path[4096], name[128];
+
+	snprintf(path, sizeof(path), "%s/strips.jpg", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct img im = {cases[i][0], cases[i][1], cases[i][2], NULL};
+		struct write_opts o = {80, 6};
+		struct outfile *f;
+		uint8_t *ref = NULL, *got = NULL;
+		size_t rn = 0, gn = 0, k;
+		int ok = 0;
+
+		im.data = malloc(img_bytes(&im));
+		if (!im.data)
+			break;
+		for (k = 0; k < img_bytes(&im); k++) // smooth with some noise: real coding
+			im.data[k] = (uint8_t)((k / 3 % 997) / 4 + (k * 7 / 1000) % 64 + (rng() >> 29));
+		f = outfile_open(path);
+		if (f && img_encode(f, FMT_JPEG, &im, &o) == 0 && outfile_commit(f) == 0)
+			got = read_file(path, &gn);
+		else
+			outfile_abort(f);
+		if (got && jpeg_reference(&im, 80, cases[i][3], &ref, &rn) == 0)
+			ok = rn == gn && memcmp(ref, got, rn) == 0;
+		snprintf(name, sizeof(name),
+			 "jpeg: %dx%dx%d in strips equals libjpeg with restart_in_rows %d", im.w,
+			 im.h, im.ch, cases[i][3]);
+		CHECK(name, ok);
+		if (!got)
+			printf("  %s\n", err_msg());
+		free(ref);
+		free(got);
+		free(im.data);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: codec SCRATCHDIR\n");
+		return 2;
+	}
 	test_deflate();
 	test_filters();
+	test_jpeg_strips(argv[1]);
 	return failures ? 1 : 0;
 }

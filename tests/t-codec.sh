@@ -11,7 +11,7 @@ rm -rf "$cd_d"
 mkdir -p "$cd_d"
 
 # ---- C checks --------------------------------------------------------------------------
-tests/codec >"$cd_d/codec.out" 2>&1
+tests/codec "$cd_d" >"$cd_d/codec.out" 2>&1
 cd_rc=$?
 pass=$((pass + $(grep -c '^PASS ' "$cd_d/codec.out")))
 grep '^FAIL ' "$cd_d/codec.out" | sed 's/^FAIL /FAIL: codec: /'
@@ -114,3 +114,21 @@ expect_stderr "codec: a bad CLIMG_THREADS is named" \
 	"^climg: warning: CLIMG_THREADS must be a whole number from 1 to 256, not 'lots'; ignored$"
 check "codec: a bad CLIMG_THREADS changes nothing" cmp "$cd_d/bt.png" "$cd_d/c6.png"
 expect_exit 0 "codec: CLIMG_THREADS=0 is ignored too" env CLIMG_THREADS=0 "$CLIMG" -q --cpu "$cd_d/in.png" -o "$cd_d/bt.png"
+
+# ---- JPEG in strips --------------------------------------------------------------------
+# tests/codec compares the bytes with libjpeg's own restart-marker encoding; here: any
+# thread count gives them, and they decode close to the source.
+"$IMGTOOL" make 900 2500 3 smooth "$cd_d/tall.png"
+CLIMG_THREADS=1 "$CLIMG" --cpu "$cd_d/tall.png" --quality 95 -o "$cd_d/j1.jpg"
+for cd_t in 2 3 8; do
+	CLIMG_THREADS=$cd_t "$CLIMG" --cpu "$cd_d/tall.png" --quality 95 -o "$cd_d/jn.jpg"
+	check "codec: jpeg in strips: $cd_t threads give the 1-thread bytes" cmp "$cd_d/j1.jpg" "$cd_d/jn.jpg"
+done
+check "codec: a jpeg in strips has restart markers (DRI)" \
+	sh -c 'od -An -tx1 -v "$1" | tr -d " \n" | grep -q ffdd0004' sh "$cd_d/j1.jpg"
+cd_md=$("$IMGTOOL" maxdiff "$cd_d/tall.png" "$cd_d/j1.jpg")
+check "codec: a jpeg in strips decodes within 4 of the source (got $cd_md)" test "$cd_md" -le 4
+"$IMGTOOL" make 64 48 3 smooth "$cd_d/small.png"
+"$CLIMG" --cpu "$cd_d/small.png" -o "$cd_d/small.jpg"
+check_not "codec: a one-strip jpeg has no restart markers" \
+	sh -c 'od -An -tx1 -v "$1" | tr -d " \n" | grep -q ffdd0004' sh "$cd_d/small.jpg"
