@@ -479,6 +479,27 @@ static uint64_t stored_bits(size_t n)
 	return (uint64_t)n * 8 + ((n + STORED_MAX - 1) / STORED_MAX) * (3 + 7 + 32);
 }
 
+// h[0 .. 255] = how often each byte value occurs in p[0 .. n), the rest of h[] zero.
+// Four tables break the dependency between increments of the same counter.
+static void histogram(const uint8_t *p, size_t n, uint32_t h[NLITLEN])
+{
+	uint32_t t[4][256];
+	size_t i = 0;
+
+	memset(t, 0, sizeof(t));
+	for (; i + 4 <= n; i += 4) {
+		t[0][p[i]]++;
+		t[1][p[i + 1]]++;
+		t[2][p[i + 2]]++;
+		t[3][p[i + 3]]++;
+	}
+	for (; i < n; i++)
+		t[0][p[i]]++;
+	memset(h, 0, sizeof(uint32_t) * NLITLEN);
+	for (i = 0; i < 256; i++)
+		h[i] = t[0][i] + t[1][i] + t[2][i] + t[3][i];
+}
+
 // Writes in[0 .. n), parsed into seq[0 .. nseq) with the frequencies lfreq and dfreq, as
 // the smallest of a dynamic block, a fixed block or stored blocks. With literals set,
 // coding every byte as a literal is considered too (for data where matches do not pay).
@@ -496,9 +517,7 @@ static void write_block(struct dfl *d, struct bits *b, const uint8_t *in, size_t
 	if (literals && nseq > 1) {
 		struct plan *alt = &d->plan[1];
 
-		memset(d->hist, 0, sizeof(d->hist));
-		for (size_t k = 0; k < n; k++)
-			d->hist[in[k]]++;
+		histogram(in, n, d->hist);
 		plan_dynamic(alt, d->hist, d->dfreq_none);
 		if (alt->bits < pl->bits && alt->bits < fix) {
 			pl = alt;
