@@ -62,6 +62,11 @@ tests/codec: build/tests/codec.o $(LIB_OBJ)
 test: climg $(TEST_BINS)
 	sh tests/run.sh
 
+# End-to-end timings of whole jobs against vips, ImageMagick and OpenCV where installed
+# (tools/bench-e2e.sh; BENCH_RUNS, BENCH_TOOLS, BENCH_JOBS, BENCH_SIZE, BENCH_DIR).
+bench-e2e: climg tests/imgtool
+	sh tools/bench-e2e.sh
+
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
 	sh tests/make-testdata.sh
@@ -74,5 +79,5 @@ install: climg
 clean:
 	rm -rf build climg $(TEST_BINS)
 
-.PHONY: all test testdata install clean
+.PHONY: all test testdata install clean bench-e2e
 -include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d build/tests/codec.d
