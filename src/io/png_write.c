@@ -334,6 +334,11 @@ static void job_free(struct png_job *j, int nw)
 	free(j->zero);
 }
 
+static void err_oom(struct outfile *f, const struct img *im)
+{
+	err_set("%s: out of memory writing a %dx%d png", outfile_name(f), im->w, im->h);
+}
+
 int io_png_encode(struct outfile *f, const struct img *im, int level)
 {
 	static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -364,21 +369,27 @@ int io_png_encode(struct outfile *f, const struct img *im, int level)
 	j.seg = calloc((size_t)j.nseg, sizeof(*j.seg));
 	j.done = calloc((size_t)j.nseg, sizeof(*j.done));
 	j.mode = calloc((size_t)j.nseg, 1);
-	if (!j.zero || !j.w || !j.seg || !j.done || !j.mode)
-		goto oom;
+	if (!j.zero || !j.w || !j.seg || !j.done || !j.mode) {
+		err_oom(f, im);
+		goto done;
+	}
 	for (i = 0; i < nw; i++) {
 		struct png_worker *w = &j.w[i];
 
 		w->dfl = dfl_new();
 		w->rows = malloc((size_t)(j.seg_rows + j.hist_rows) * rowb);
 		w->out = j.lv->mode < 0 ? malloc(dfl_bound(trial_max)) : NULL;
-		if (!w->dfl || !w->rows || (j.lv->mode < 0 && !w->out))
-			goto oom;
+		if (!w->dfl || !w->rows || (j.lv->mode < 0 && !w->out)) {
+			err_oom(f, im);
+			goto done;
+		}
 	}
 	if (j.lv->libdeflate) {
 		j.whole = malloc((size_t)im->h * rowb);
-		if (!j.whole)
-			goto oom;
+		if (!j.whole) {
+			err_oom(f, im);
+			goto done;
+		}
 	}
 
 	ihdr[0] = (uint8_t)(im->w >> 24);
@@ -399,14 +410,18 @@ int io_png_encode(struct outfile *f, const struct img *im, int level)
 
 	if (j.lv->mode < 0) {
 		par_run(nw, j.nseg, task_trial, &j);
-		if (atomic_load(&j.failed))
-			goto oom;
+		if (atomic_load(&j.failed)) {
+			err_oom(f, im);
+			goto done;
+		}
 	}
 	if (j.whole)
 		par_run(nw, j.nseg, task_filter, &j);
 	par_run(nw, j.nseg, task_segment, &j);
-	if (atomic_load(&j.failed))
-		goto oom;
+	if (atomic_load(&j.failed)) {
+		err_oom(f, im);
+		goto done;
+	}
 	if (j.whole) {
 		if (write_whole(&j, (size_t)im->h * rowb) != 0)
 			goto done;
@@ -418,9 +433,6 @@ int io_png_encode(struct outfile *f, const struct img *im, int level)
 	if (chunk(f, "IEND", NULL, 0) != 0)
 		goto done;
 	rc = 0;
-	goto done;
-oom:
-	err_set("%s: out of memory writing a %dx%d png", outfile_name(f), im->w, im->h);
 done:
 	job_free(&j, nw);
 	return rc;
