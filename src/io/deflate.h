@@ -34,10 +34,10 @@ void dfl_free(struct dfl *d);
 // The largest output dfl_segment() can produce for len input bytes.
 size_t dfl_bound(size_t len);
 
-// Compresses in[hist .. hist + len) (len >= 1), with in[0 .. hist) the bytes just before
-// it in the stream (hist <= DFL_WINDOW), into out, which holds dfl_bound(len) bytes.
-// last: this segment ends the stream. Returns the number of bytes written, or 0 when
-// out of memory.
+// Compresses in[hist .. hist + len) (1 <= len, hist + len < 2^31), with in[0 .. hist)
+// the bytes just before it in the stream (hist <= DFL_WINDOW), into out, which holds
+// dfl_bound(len) bytes. last: this segment ends the stream. Returns the number of bytes
+// written, or 0 when out of memory.
 size_t dfl_segment(struct dfl *d, const struct dfl_params *p, const uint8_t *in, size_t hist,
                    size_t len, int last, uint8_t *out);
 
