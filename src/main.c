@@ -45,7 +45,7 @@ static const char usage_text[] =
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
 	"                         (and the histogram counts at the end)\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
-	"      --png-level N      PNG compression level 0-9 (default 6)\n"
+	"      --png-level N      PNG compression 0 (none) to 9 (smallest, slow), default 6\n"
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
