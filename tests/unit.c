@@ -106,7 +106,7 @@ static struct img run_chain(int n, const char **tokens, const struct img *in)
 	struct img out = { 0 };
 	struct geom g = { in->w, in->h, in->ch };
 	if (chain_parse(&c, n, (char **)tokens) < 0 || chain_plan(&c, &g) < 0 ||
-	    pipeline_cpu(&c, in, &out) < 0) {
+	    pipeline_cpu(&c, in, &out, NULL) < 0) {
 		printf("FAIL run_chain: %s\n", err_msg());
 		failures++;
 		exit(1);
