@@ -814,6 +814,7 @@ struct cache_header {
 	uint64_t key_bytes, bin_bytes;
 	uint64_t key_hash, bin_hash;
 };
+_Static_assert(sizeof(struct cache_header) == 40, "the header is 40 bytes, no padding");
 
 // An entry's largest size; anything bigger is not one of ours.
 #define CACHE_MAX_BYTES ((uint64_t)256 << 20)
