@@ -17,7 +17,7 @@ CFLAGS    ?= -O2 -g
 CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
 LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(LIBDIRS))
-LDLIBS    += -lOpenCL -lpng -ljpeg -lz -lm
+LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lm -pthread
 comma     := ,
 
 SRC       := $(wildcard src/*.c src/io/*.c src/stages/*.c)
@@ -49,7 +49,7 @@ build/kernels.o: build/kernels.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc -c -o $@ $<
 
 # ---- tests ----------------------------------------------------------------------------
-TEST_BINS := tests/unit tests/imgtool
+TEST_BINS := tests/unit tests/imgtool tests/codec
 
 tests/unit: build/tests/unit.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -57,12 +57,16 @@ tests/unit: build/tests/unit.o $(LIB_OBJ)
 tests/imgtool: build/tests/imgtool.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+tests/codec: build/tests/codec.o $(LIB_OBJ)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 test: climg $(TEST_BINS) tools/bench
 	sh tests/run.sh
 
-# ---- benchmark (docs/BENCHMARKS.md) ---------------------------------------------------------
-# `make bench` builds and runs it on $CLIMG_DEVICE (or climg's default device); options for
-# tools/bench go in BENCH_FLAGS, e.g. make bench BENCH_FLAGS="--verify".
+# ---- benchmarks (docs/BENCHMARKS.md) --------------------------------------------------------
+# `make bench`: the device's kernels, transfers and whole commands on 8K images, on
+# $CLIMG_DEVICE (or climg's default device); options for tools/bench go in BENCH_FLAGS,
+# e.g. make bench BENCH_FLAGS="--verify".
 BENCH_FLAGS ?=
 
 tools/bench: build/tools/bench.o $(LIB_OBJ)
@@ -70,6 +74,11 @@ tools/bench: build/tools/bench.o $(LIB_OBJ)
 
 bench: climg tools/bench
 	@tools/bench $(BENCH_FLAGS)
+
+# End-to-end timings of whole jobs against vips, ImageMagick and OpenCV where installed
+# (tools/bench-e2e.sh; BENCH_RUNS, BENCH_TOOLS, BENCH_JOBS, BENCH_SIZE, BENCH_DIR).
+bench-e2e: climg tests/imgtool
+	sh tools/bench-e2e.sh
 
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
@@ -83,5 +92,5 @@ install: climg
 clean:
 	rm -rf build climg $(TEST_BINS) tools/bench
 
-.PHONY: all test bench testdata install clean
--include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d build/tools/bench.d
+.PHONY: all test bench bench-e2e testdata install clean
+-include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d build/tests/codec.d build/tools/bench.d

@@ -5,6 +5,7 @@
 #ifndef CLIMG_OCL_H
 #define CLIMG_OCL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +42,19 @@ int ocl_about(const struct ocl *o, struct ocl_about *a);
 
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
 // On a build failure the device's build log goes to stderr and err names the program.
+// With the program binary cache on, a program built once is loaded from its cached device
+// binary instead of compiled (see "program binary cache" in ocl.c); the cache never makes
+// ocl_build fail.
 int ocl_build(struct ocl *o, const char *const *programs, int n);
+
+// The program binary cache is on when ocl_open returns; false turns it off for the programs
+// built after the call (--no-cache): nothing is read from or written to the cache directory.
+// The directory is $CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg, else $HOME/.cache/climg.
+void ocl_set_cache(struct ocl *o, bool on);
+
+// How many programs ocl_build has built for o so far (*built) and how many of them came
+// from the cache (*cached), for --time.
+void ocl_build_count(const struct ocl *o, int *built, int *cached);
 
 // Device buffers. ocl_buf_new checks bytes against CL_DEVICE_MAX_MEM_ALLOC_SIZE itself.
 struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes);
