@@ -12,9 +12,10 @@
 // Images are interleaved 8-bit samples, CH channels, rows packed. Work-items compute
 // samples (not pixels), so that neighbouring work-items touch neighbouring bytes and every
 // global read and write is coalesced: one sample each in the paths without local memory,
-// 4 consecutive samples and whole-word loads and stores in the separable tile path. Each kernel exists for CH = 1, 2, 3, 4
-// (suffix _c1.._c4): the body is an inline function of a constant CH, so divisions by CH
-// are cheap. With 2 or 4 channels the last is alpha: copied, not filtered.
+// 4 consecutive samples and whole-word loads and stores in the separable tile path. Each
+// kernel exists for CH = 1, 2, 3, 4 (suffix _c1.._c4): the body is an inline function of a
+// constant CH, so divisions by CH are cheap and channel patterns known when compiling.
+// With 2 or 4 channels the last is alpha: copied, not filtered.
 //
 //   convolve_sep_tile_cN  separable, one work-group per TW samples x TH rows output tile:
 //                         the tile and its halo loaded into local memory once as 32-bit
@@ -124,16 +125,42 @@ static inline uchar row_byte(const int CH, __global const uchar *src, int g, int
 	return mx < 0 ? 0 : src[mx * CH + (g - px * CH)];
 }
 
+// Finishes 4 consecutive samples g .. g + 3 of the output row o (those at or past ns, the
+// row's end, are not written); alpha samples are copied from src, the input's bytes at the
+// same places. One 32-bit store where the row allows.
+static inline void put4(const int CH, __global uchar *o, int g, int ns, bool aligned,
+			__local const uchar *src, long a0, long a1, long a2, long a3, long off,
+			long D, long M, int S)
+{
+	uchar4 q = (uchar4)(finish(a0, off, D, M, S), finish(a1, off, D, M, S),
+			    finish(a2, off, D, M, S), finish(a3, off, D, M, S));
+	if (HAS_ALPHA(CH)) {
+		if ((g + 0) % CH == CH - 1) q.s0 = src[0];
+		if ((g + 1) % CH == CH - 1) q.s1 = src[1];
+		if ((g + 2) % CH == CH - 1) q.s2 = src[2];
+		if ((g + 3) % CH == CH - 1) q.s3 = src[3];
+	}
+	if (aligned && g + 4 <= ns) {
+		*(__global uint *)(o + g) = as_uint(q);
+	} else {
+		o[g] = q.s0;
+		if (g + 1 < ns) o[g + 1] = q.s1;
+		if (g + 2 < ns) o[g + 2] = q.s2;
+		if (g + 3 < ns) o[g + 3] = q.s3;
+	}
+}
+
 // The separable kernel, fused: one work-group per output tile of TWS samples (bytes, not
 // pixels: TWS is a multiple of 4 and tiles start at multiples of TWS in each row) by TH
-// rows. The input rows ty - r .. ty + TH + r - 1 are loaded once into local memory as
-// whole 32-bit words (RC = r * CH samples of halo on each side, and the row's start padded
-// down to a word), border-mapped byte by byte only in words that leave the row. Each
-// work-item then computes 4 consecutive samples of a row, first horizontally into int32
-// rows in local memory (the exact first-pass sums), then vertically from those to the
-// output, stored as one 32-bit word where the row allows. The int32 intermediate never
-// goes through global memory. With 2 or 4 channels alpha samples are summed too (the
-// bounds hold for them as well) but their output is copied from the input.
+// rows (TH even). The input rows ty - r .. ty + TH + r - 1 are loaded once into local
+// memory as whole 32-bit words (RC = r * CH samples of halo on each side, and the row's
+// start padded down to a word), border-mapped byte by byte only in words that leave the
+// row. Each work-item then computes 4 consecutive samples of a row, first horizontally
+// into int32 rows in local memory (the exact first-pass sums), then vertically from those
+// to the output (two rows per work-item there), stored as one 32-bit word where the row
+// allows. The int32 intermediate never goes through global memory. With 2 or 4 channels
+// alpha samples are summed too (the bounds hold for them as well) but their output is
+// copied from the input.
 // Host: local memory tile = RH * LWW words, mid = RH * TWS ints, lw = 2n ints, where
 // RH = TH + 2r and LWW = (pad + TWS + 2 RC + CH + 3) / 4, pad = -RC mod 4.
 static inline void sep_fast(const int CH, __global const uchar *in, __global uchar *out, int W,
@@ -202,41 +229,45 @@ static inline void sep_fast(const int CH, __global const uchar *in, __global uch
 		}
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
-	// vertical: sum_i ky[i] * mid[row + i][j]   (int64), then the contract's finish
+	// vertical: sum_i ky[i] * mid[row + i][j]   (int64), then the contract's finish. A
+	// work-item computes rows row and row + 1 together: each int4 read of mid serves both
+	// (TH is even, so row + 1 < TH and its taps stay inside mid even where it is not stored).
 	const int rows = min(TH, H - ty);
-	for (int row = ly; row < rows; row += LY) {
-		__global uchar *o = out + (size_t)(ty + row) * ns;
+	for (int row = 2 * ly; row < rows; row += 2 * LY) {
 		for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
 			const int g = S0 + j0;
 			if (g >= ns)
 				break;
 			__local const int *m = mid + row * TWS + j0;
-			long a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-			for (int i = 0; i < n; i++) {
+			int4 v = vload4(0, m);
+			int wp = lw[n];
+			long a0 = (long)wp * v.x, a1 = (long)wp * v.y;
+			long a2 = (long)wp * v.z, a3 = (long)wp * v.w;
+			long c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+			for (int i = 1; i < n; i++) {
 				const int wk = lw[n + i];
-				const int4 v = vload4(0, m + i * TWS);
+				v = vload4(0, m + i * TWS);
 				a0 += (long)wk * v.x;
 				a1 += (long)wk * v.y;
 				a2 += (long)wk * v.z;
 				a3 += (long)wk * v.w;
+				c0 += (long)wp * v.x;
+				c1 += (long)wp * v.y;
+				c2 += (long)wp * v.z;
+				c3 += (long)wp * v.w;
+				wp = wk;
 			}
-			uchar4 q = (uchar4)(finish(a0, off, D, M, S), finish(a1, off, D, M, S),
-					    finish(a2, off, D, M, S), finish(a3, off, D, M, S));
-			if (HAS_ALPHA(CH)) {
-				__local const uchar *src = tb + (row + r) * RB + pad + RC + j0;
-				if ((g + 0) % CH == CH - 1) q.s0 = src[0];
-				if ((g + 1) % CH == CH - 1) q.s1 = src[1];
-				if ((g + 2) % CH == CH - 1) q.s2 = src[2];
-				if ((g + 3) % CH == CH - 1) q.s3 = src[3];
-			}
-			if (aligned && g + 4 <= ns) {
-				*(__global uint *)(o + g) = as_uint(q);
-			} else {
-				o[g] = q.s0;
-				if (g + 1 < ns) o[g + 1] = q.s1;
-				if (g + 2 < ns) o[g + 2] = q.s2;
-				if (g + 3 < ns) o[g + 3] = q.s3;
-			}
+			v = vload4(0, m + n * TWS);
+			c0 += (long)wp * v.x;
+			c1 += (long)wp * v.y;
+			c2 += (long)wp * v.z;
+			c3 += (long)wp * v.w;
+			__local const uchar *src = tb + (row + r) * RB + pad + RC + j0;
+			put4(CH, out + (size_t)(ty + row) * ns, g, ns, aligned, src, a0, a1, a2, a3,
+			     off, D, M, S);
+			if (row + 1 < rows)
+				put4(CH, out + (size_t)(ty + row + 1) * ns, g, ns, aligned, src + RB,
+				     c0, c1, c2, c3, off, D, M, S);
 		}
 	}
 }

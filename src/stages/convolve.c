@@ -1347,7 +1347,7 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	if (p->separable) {
 		const size_t rc = (size_t)r * ch, pad = (4 - rc % 4) % 4;
 		lx = (size_t)tw / 4; // tile_pick checked this against the limits
-		ly = 8;
+		ly = 256 / lx < 16 ? 256 / lx : 16; // 256 items, or 128 for narrow tiles
 		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
 			ly /= 2;
 		gx = ((size_t)W * ch + tw - 1) / tw * lx;
