@@ -1293,9 +1293,10 @@ static size_t tile_bytes_sep(const struct convolve_params *p, int tws, int th, i
 // false (use the global path). Separable: tws samples (a work-item computes 4, so tws / 4
 // items a row) x th rows, the fitting one with the least local work per output sample: the
 // first pass computes th + 2r rows for th, each tap costs about one local read and one
-// multiply-add, and each loaded byte about two. 2-D: TW x TH pixels, the first that fits.
-static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *lim,
-                      size_t wg_max, int ch, int *tw, int *th)
+// multiply-add, and each loaded byte about two. Only while those 2r rows are at most th:
+// beyond that the two-pass path does less work. 2-D: TW x TH pixels, the first that fits.
+static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *lim, size_t wg_max,
+                      int ch, int *tw, int *th)
 {
 	static const int d2[][2] = {{64, 16}, {32, 16}, {32, 8}, {16, 8}, {16, 4}, {8, 4}};
 	const uint64_t local_bytes = lim->local_mem_bytes;
@@ -1318,7 +1319,8 @@ static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *
 				const double rh = t + 2.0 * p->r, rc = (double)p->r * ch;
 				const double cost = rh * (p->n * (double)tws + 2 * (tws + 2 * rc)) /
 				                    ((double)t * tws);
-				if (tile_bytes_sep(p, tws, t, ch) > budget || (found && cost >= best))
+				if (2 * p->r > t || tile_bytes_sep(p, tws, t, ch) > budget ||
+				    (found && cost >= best))
 					continue;
 				best = cost;
 				found = true;
@@ -1346,8 +1348,9 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	size_t lx, ly, gx, gy, tile, mid, nw;
 	if (p->separable) {
 		const size_t rc = (size_t)r * ch, pad = (4 - rc % 4) % 4;
-		lx = (size_t)tw / 4; // tile_pick checked this against the limits
-		ly = 256 / lx < 16 ? 256 / lx : 16; // 256 items, or 128 for narrow tiles
+		// lx: tile_pick checked it against the limits; 256 items, or 128 for narrow tiles
+		lx = (size_t)tw / 4;
+		ly = 256 / lx < 16 ? 256 / lx : 16;
 		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
 			ly /= 2;
 		gx = ((size_t)W * ch + tw - 1) / tw * lx;
