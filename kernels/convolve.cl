@@ -177,26 +177,29 @@ static inline void sep_fast(const int CH, __global const uchar *in, __global uch
 	__local const uchar *tb = (__local const uchar *)tile;
 
 	weights_load(w, 2 * n, lw);
-	for (int row = ly; row < RH; row += LY) {
-		__local uint *t = tile + row * LWW;
-		const int sy = border_map(ty - r + row, H, border);
+	// The words of the tile in order, row by row, spread over all the work-group's items
+	// (a row is often little more than one item row: no item idles on a short remainder).
+	const int lid = ly * LX + lx, lsize = LX * LY, drow = lsize / LWW, du = lsize - drow * LWW;
+	for (int row = lid / LWW, u = lid - row * LWW; row < RH;) {
+		const int sy = border_map(ty - r + row, H, border), g = G0 + 4 * u;
+		__global const uchar *src = in + (size_t)max(sy, 0) * ns;
+		uint word;
 		if (sy < 0) {
-			for (int u = lx; u < LWW; u += LX)
-				t[u] = 0;
-			continue;
+			word = 0;
+		} else if (aligned && g >= 0 && g + 4 <= ns) {
+			word = *(__global const uint *)(src + g);
+		} else {
+			word = as_uint((uchar4)(row_byte(CH, src, g, W, border),
+						row_byte(CH, src, g + 1, W, border),
+						row_byte(CH, src, g + 2, W, border),
+						row_byte(CH, src, g + 3, W, border)));
 		}
-		__global const uchar *src = in + (size_t)sy * ns;
-		for (int u = lx; u < LWW; u += LX) {
-			const int g = G0 + 4 * u;
-			if (aligned && g >= 0 && g + 4 <= ns) {
-				t[u] = *(__global const uint *)(src + g);
-			} else {
-				const uchar4 v = (uchar4)(row_byte(CH, src, g, W, border),
-							  row_byte(CH, src, g + 1, W, border),
-							  row_byte(CH, src, g + 2, W, border),
-							  row_byte(CH, src, g + 3, W, border));
-				t[u] = as_uint(v);
-			}
+		tile[row * LWW + u] = word;
+		u += du;
+		row += drow;
+		if (u >= LWW) {
+			u -= LWW;
+			row++;
 		}
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
