@@ -9,15 +9,18 @@
 // host checked the bounds, so nothing here overflows; integer sums are exact, so these
 // kernels give the CPU path's bytes whatever order they add in.
 //
-// Images are interleaved 8-bit samples, CH channels, rows packed. One work-item computes
-// one sample (not one pixel), so that neighbouring work-items touch neighbouring bytes and
-// every global read and write is coalesced. Each kernel exists for CH = 1, 2, 3, 4
-// (suffix _c1.._c4): the body is an inline function of a constant CH, so divisions by CH
-// are cheap. With 2 or 4 channels the last is alpha: copied, not filtered.
+// Images are interleaved 8-bit samples, CH channels, rows packed. Work-items compute
+// samples (not pixels), so that neighbouring work-items touch neighbouring bytes and every
+// global read and write is coalesced: one sample each in the paths without local memory,
+// 4 consecutive samples and whole-word loads and stores in the separable tile path. Each
+// kernel exists for CH = 1, 2, 3, 4 (suffix _c1.._c4): the body is an inline function of a
+// constant CH, so divisions by CH are cheap and channel patterns known when compiling.
+// With 2 or 4 channels the last is alpha: copied, not filtered.
 //
-//   convolve_sep_tile_cN  separable, one work-group per TW x TH output tile: the tile and
-//                         its halo loaded into local memory once, a horizontal pass into
-//                         local int32 rows, a vertical pass to the output
+//   convolve_sep_tile_cN  separable, one work-group per TW samples x TH rows output tile:
+//                         the tile and its halo loaded into local memory once as 32-bit
+//                         words, a horizontal pass into local int32 rows, a vertical pass
+//                         to the output, 4 consecutive samples per work-item (sep_fast)
 //   convolve_2d_tile_cN   not separable, the same tile, then the 2-D sum per sample
 //   convolve_sep_h_cN     separable without local memory: horizontal pass of a strip of
 //                         rows into an int32 scratch buffer ...
@@ -111,46 +114,163 @@ static inline void weights_load(__global const int *w, int nw, __local int *lw)
 		lw[i] = w[i];
 }
 
-static inline void sep_tile(const int CH, __global const uchar *in, __global uchar *out, int W,
+// One byte of an input row at sample index g (any integer): inside the row it is read
+// directly; outside, g is split into pixel and channel and the pixel border-mapped.
+static inline uchar row_byte(const int CH, __global const uchar *src, int g, int W, int border)
+{
+	if (g >= 0 && g < W * CH)
+		return src[g];
+	const int px = g >= 0 ? g / CH : -((CH - 1 - g) / CH);
+	const int mx = border_map(px, W, border);
+	return mx < 0 ? 0 : src[mx * CH + (g - px * CH)];
+}
+
+// Finishes 4 consecutive samples g .. g + 3 of the output row o (those at or past ns, the
+// row's end, are not written); alpha samples are copied from src, the input's bytes at the
+// same places. One 32-bit store where the row allows.
+static inline void put4(const int CH, __global uchar *o, int g, int ns, bool aligned,
+			__local const uchar *src, long a0, long a1, long a2, long a3, long off,
+			long D, long M, int S)
+{
+	uchar4 q = (uchar4)(finish(a0, off, D, M, S), finish(a1, off, D, M, S),
+			    finish(a2, off, D, M, S), finish(a3, off, D, M, S));
+	if (HAS_ALPHA(CH)) {
+		if ((g + 0) % CH == CH - 1) q.s0 = src[0];
+		if ((g + 1) % CH == CH - 1) q.s1 = src[1];
+		if ((g + 2) % CH == CH - 1) q.s2 = src[2];
+		if ((g + 3) % CH == CH - 1) q.s3 = src[3];
+	}
+	if (aligned && g + 4 <= ns) {
+		*(__global uint *)(o + g) = as_uint(q);
+	} else {
+		o[g] = q.s0;
+		if (g + 1 < ns) o[g + 1] = q.s1;
+		if (g + 2 < ns) o[g + 2] = q.s2;
+		if (g + 3 < ns) o[g + 3] = q.s3;
+	}
+}
+
+// The separable kernel, fused: one work-group per output tile of TWS samples (bytes, not
+// pixels: TWS is a multiple of 4 and tiles start at multiples of TWS in each row) by TH
+// rows (TH even). The input rows ty - r .. ty + TH + r - 1 are loaded once into local
+// memory as whole 32-bit words (RC = r * CH samples of halo on each side, and the row's
+// start padded down to a word), border-mapped byte by byte only in words that leave the
+// row. Each work-item then computes 4 consecutive samples of a row, first horizontally
+// into int32 rows in local memory (the exact first-pass sums), then vertically from those
+// to the output (two rows per work-item there), stored as one 32-bit word where the row
+// allows. The int32 intermediate never goes through global memory. With 2 or 4 channels
+// alpha samples are summed too (the bounds hold for them as well) but their output is
+// copied from the input.
+// Host: local memory tile = RH * LWW words, mid = RH * TWS ints, lw = 2n ints, where
+// RH = TH + 2r and LWW = (pad + TWS + 2 RC + CH + 3) / 4, pad = -RC mod 4.
+static inline void sep_fast(const int CH, __global const uchar *in, __global uchar *out, int W,
 			    int H, __global const int *w, int r, int border, long off, long D,
-			    long M, int S, int TW, int TH, __local uchar *tile, __local int *mid,
+			    long M, int S, int TWS, int TH, __local uint *tile, __local int *mid,
 			    __local int *lw)
 {
-	const int n = 2 * r + 1, RW = (TW + 2 * r) * CH, RH = TH + 2 * r, MW = TW * CH;
-	const int tx = get_group_id(0) * TW, ty = get_group_id(1) * TH;
+	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 3, ns = W * CH, RH = TH + 2 * r;
+	const int LWW = (pad + TWS + 2 * RC + CH + 3) >> 2, RB = 4 * LWW;
+	const int S0 = get_group_id(0) * TWS, ty = get_group_id(1) * TH, G0 = S0 - RC - pad;
 	const int lx = get_local_id(0), ly = get_local_id(1);
 	const int LX = get_local_size(0), LY = get_local_size(1);
+	const bool aligned = (ns & 3) == 0; // every row starts on a word
+	__local const uchar *tb = (__local const uchar *)tile;
 
 	weights_load(w, 2 * n, lw);
-	tile_load(CH, in, W, H, r, border, tx, ty, TW, TH, tile);
-	barrier(CLK_LOCAL_MEM_FENCE);
-	// horizontal pass: mid[row][s] = sum_j kx[j] * tile[row][s + j * CH]   (int32, exact)
-	for (int row = ly; row < RH; row += LY) {
-		for (int s = lx; s < MW; s += LX) {
-			if (HAS_ALPHA(CH) && s % CH == CH - 1)
-				continue;
-			__local const uchar *t = tile + row * RW + s;
-			int acc = 0;
-			for (int j = 0; j < n; j++)
-				acc += lw[j] * t[j * CH];
-			mid[row * MW + s] = acc;
+	// The words of the tile in order, row by row, spread over all the work-group's items
+	// (a row is often little more than one item row: no item idles on a short remainder).
+	const int lid = ly * LX + lx, lsize = LX * LY, drow = lsize / LWW, du = lsize - drow * LWW;
+	for (int row = lid / LWW, u = lid - row * LWW; row < RH;) {
+		const int sy = border_map(ty - r + row, H, border), g = G0 + 4 * u;
+		__global const uchar *src = in + (size_t)max(sy, 0) * ns;
+		uint word;
+		if (sy < 0) {
+			word = 0;
+		} else if (aligned && g >= 0 && g + 4 <= ns) {
+			word = *(__global const uint *)(src + g);
+		} else {
+			word = as_uint((uchar4)(row_byte(CH, src, g, W, border),
+						row_byte(CH, src, g + 1, W, border),
+						row_byte(CH, src, g + 2, W, border),
+						row_byte(CH, src, g + 3, W, border)));
+		}
+		tile[row * LWW + u] = word;
+		u += du;
+		row += drow;
+		if (u >= LWW) {
+			u -= LWW;
+			row++;
 		}
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
-	// vertical pass: sum_i ky[i] * mid[row + i][s]   (int64), then the contract's finish
-	const int rows = min(TH, H - ty), ms = min(TW, W - tx) * CH;
-	for (int row = ly; row < rows; row += LY) {
-		__global uchar *o = out + ((size_t)(ty + row) * W + tx) * CH;
-		for (int s = lx; s < ms; s += LX) {
-			if (HAS_ALPHA(CH) && s % CH == CH - 1) {
-				o[s] = tile[(row + r) * RW + r * CH + s];
-				continue;
+	// horizontal: mid[row][j] = sum_k kx[k] * tile byte (pad + j + k CH)   (int32, exact)
+	// b0..b3 hold the 4 samples of tap k; the next tap shifts them by CH.
+	for (int row = ly; row < RH; row += LY) {
+		for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
+			__local const uchar *t = tb + row * RB + pad + j0;
+			int b0 = t[0], b1 = t[1], b2 = t[2], b3 = t[3];
+			int a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+			for (int k = 0; k < n; k++) {
+				const int wk = lw[k];
+				a0 += wk * b0;
+				a1 += wk * b1;
+				a2 += wk * b2;
+				a3 += wk * b3;
+				t += CH;
+				if (CH == 1) {
+					b0 = b1; b1 = b2; b2 = b3; b3 = t[3];
+				} else if (CH == 2) {
+					b0 = b2; b1 = b3; b2 = t[2]; b3 = t[3];
+				} else if (CH == 3) {
+					b0 = b3; b1 = t[1]; b2 = t[2]; b3 = t[3];
+				} else { // CH 4: pad is 0, so t is word-aligned
+					const uint v = *(__local const uint *)t;
+					b0 = v & 255; b1 = (v >> 8) & 255; b2 = (v >> 16) & 255; b3 = v >> 24;
+				}
 			}
-			__local const int *m = mid + row * MW + s;
-			long acc = 0;
-			for (int i = 0; i < n; i++)
-				acc += (long)lw[n + i] * m[i * MW];
-			o[s] = finish(acc, off, D, M, S);
+			vstore4((int4)(a0, a1, a2, a3), 0, mid + row * TWS + j0);
+		}
+	}
+	barrier(CLK_LOCAL_MEM_FENCE);
+	// vertical: sum_i ky[i] * mid[row + i][j]   (int64), then the contract's finish. A
+	// work-item computes rows row and row + 1 together: each int4 read of mid serves both
+	// (TH is even, so row + 1 < TH and its taps stay inside mid even where it is not stored).
+	const int rows = min(TH, H - ty);
+	for (int row = 2 * ly; row < rows; row += 2 * LY) {
+		for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
+			const int g = S0 + j0;
+			if (g >= ns)
+				break;
+			__local const int *m = mid + row * TWS + j0;
+			int4 v = vload4(0, m);
+			int wp = lw[n];
+			long a0 = (long)wp * v.x, a1 = (long)wp * v.y;
+			long a2 = (long)wp * v.z, a3 = (long)wp * v.w;
+			long c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+			for (int i = 1; i < n; i++) {
+				const int wk = lw[n + i];
+				v = vload4(0, m + i * TWS);
+				a0 += (long)wk * v.x;
+				a1 += (long)wk * v.y;
+				a2 += (long)wk * v.z;
+				a3 += (long)wk * v.w;
+				c0 += (long)wp * v.x;
+				c1 += (long)wp * v.y;
+				c2 += (long)wp * v.z;
+				c3 += (long)wp * v.w;
+				wp = wk;
+			}
+			v = vload4(0, m + n * TWS);
+			c0 += (long)wp * v.x;
+			c1 += (long)wp * v.y;
+			c2 += (long)wp * v.z;
+			c3 += (long)wp * v.w;
+			__local const uchar *src = tb + (row + r) * RB + pad + RC + j0;
+			put4(CH, out + (size_t)(ty + row) * ns, g, ns, aligned, src, a0, a1, a2, a3,
+			     off, D, M, S);
+			if (row + 1 < rows)
+				put4(CH, out + (size_t)(ty + row + 1) * ns, g, ns, aligned, src + RB,
+				     c0, c1, c2, c3, off, D, M, S);
 		}
 	}
 }
@@ -283,9 +403,9 @@ static inline void d2(const int CH, __global const uchar *in, __global uchar *ou
 	__kernel void convolve_sep_tile_c##CH(                                                  \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
 	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
-	    __local uchar *tile, __local int *mid, __local int *lw)                             \
+	    __local uint *tile, __local int *mid, __local int *lw)                              \
 	{                                                                                       \
-		sep_tile(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, mid, lw); \
+		sep_fast(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, mid, lw); \
 	}                                                                                       \
 	__kernel void convolve_2d_tile_c##CH(                                                   \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \

@@ -129,7 +129,7 @@ convolve:gauss:sigma=0.5:border=wrap convolve:kernel=0.5,-1.25,0.5,1,2.75,-0.5,0
 convolve:kernel=@$D/k5.txt:border=wrap convolve:box:size=5:border=zero convolve:kernel=@$D/k5.txt:norm=none:bias=100:border=reflect convolve:gauss:sigma=50:border=zero
 convolve:gauss:sigma=50 convolve:box:size=31:border=wrap convolve:gauss:sigma=8:border=reflect:bias=3.5 convolve:gauss:sigma=2:radius=9:norm=0.9:border=zero
 grey convolve:sobel-x:bias=128 rotate:90 convolve:emboss:border=wrap transpose convolve:gauss:sigma=2"
-	for size in 1x1 1x17 17x1 13x7 61x37 131x67; do
+	for size in 1x1 1x17 17x1 13x7 68x21 61x37 131x67; do
 		w=${size%x*}
 		h=${size#*x}
 		for ch in 1 2 3 4; do

@@ -1271,42 +1271,67 @@ static void local_size(const struct ocl_limits *lim, size_t wg_max, size_t *lx, 
 	*ly = y;
 }
 
-// __local bytes of a TW x TH output tile: the input tile with its halo, and for the
-// separable kernel the int32 rows of the first pass; then the weights.
-static size_t tile_bytes(const struct convolve_params *p, int tw, int th, int ch)
+// __local bytes of a tile of the 2-D kernel, TW x TH output pixels: the input tile with its
+// halo, then the weights.
+static size_t tile_bytes_2d(const struct convolve_params *p, int tw, int th, int ch)
 {
 	size_t rh = (size_t)th + 2 * p->r, rw = (size_t)tw + 2 * p->r;
-	if (p->separable)
-		return rh * rw * ch + 4 * rh * tw * ch + 4 * 2 * (size_t)p->n;
 	return rh * rw * ch + 4 * (size_t)p->n * p->n;
 }
 
-// Picks an output tile that fits the local memory, or returns false (use the global path).
-// Separable: only while the rows the first pass adds (2r) are at most the tile's height,
-// else the two-pass path does less work.
-static bool tile_pick(const struct convolve_params *p, uint64_t local_bytes, int ch, int *tw,
-                      int *th)
+// __local bytes of a tile of the separable kernel (kernels/convolve.cl, sep_fast), TWS
+// output samples x TH rows: the input rows as words (with halo, word padding and one
+// pixel of slack), the int32 rows of the first pass, then the weights.
+static size_t tile_bytes_sep(const struct convolve_params *p, int tws, int th, int ch)
 {
-	static const int sep[][2] = {{64, 32}, {32, 32}, {64, 16}, {32, 16},
-	                             {16, 16}, {32, 8},  {16, 8}};
+	const size_t rh = (size_t)th + 2 * p->r, rc = (size_t)p->r * ch, pad = (4 - rc % 4) % 4;
+	const size_t lww = (pad + tws + 2 * rc + ch + 3) / 4;
+	return 4 * rh * lww + 4 * rh * tws + 4 * 2 * (size_t)p->n;
+}
+
+// Picks an output tile that fits the local memory and the work-group limits, or returns
+// false (use the global path). Separable: tws samples (a work-item computes 4, so tws / 4
+// items a row) x th rows, the fitting one with the least local work per output sample: the
+// first pass computes th + 2r rows for th, each tap costs about one local read and one
+// multiply-add, and each loaded byte about two. Only while those 2r rows are at most th:
+// beyond that the two-pass path does less work. 2-D: TW x TH pixels, the first that fits.
+static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *lim, size_t wg_max,
+                      int ch, int *tw, int *th)
+{
 	static const int d2[][2] = {{64, 16}, {32, 16}, {32, 8}, {16, 8}, {16, 4}, {8, 4}};
+	const uint64_t local_bytes = lim->local_mem_bytes;
 	const uint64_t avail = local_bytes > LOCAL_RESERVE ? local_bytes - LOCAL_RESERVE : 0;
 	const uint64_t budget = avail < LOCAL_BUDGET ? avail : LOCAL_BUDGET;
 	const char *force = getenv("CLIMG_CONVOLVE_PATH");
 	if (force && !strcmp(force, "global"))
 		return false;
 	if (p->separable) {
-		for (size_t i = 0; i < sizeof sep / sizeof sep[0]; i++)
-			if (2 * p->r <= sep[i][1] &&
-			    tile_bytes(p, sep[i][0], sep[i][1], ch) <= budget) {
-				*tw = sep[i][0];
-				*th = sep[i][1];
-				return true;
+		static const int tws_list[] = {128, 64, 32};
+		static const int th_list[] = {64, 32, 16, 8};
+		double best = 0;
+		bool found = false;
+		for (size_t i = 0; i < sizeof tws_list / sizeof tws_list[0]; i++) {
+			const int tws = tws_list[i];
+			if ((size_t)tws / 4 > wg_max || (size_t)tws / 4 > lim->item_max[0])
+				continue;
+			for (size_t j = 0; j < sizeof th_list / sizeof th_list[0]; j++) {
+				const int t = th_list[j];
+				const double rh = t + 2.0 * p->r, rc = (double)p->r * ch;
+				const double cost = rh * (p->n * (double)tws + 2 * (tws + 2 * rc)) /
+				                    ((double)t * tws);
+				if (2 * p->r > t || tile_bytes_sep(p, tws, t, ch) > budget ||
+				    (found && cost >= best))
+					continue;
+				best = cost;
+				found = true;
+				*tw = tws;
+				*th = t;
 			}
-		return false;
+		}
+		return found;
 	}
 	for (size_t i = 0; i < sizeof d2 / sizeof d2[0]; i++)
-		if (tile_bytes(p, d2[i][0], d2[i][1], ch) <= budget) {
+		if (tile_bytes_2d(p, d2[i][0], d2[i][1], ch) <= budget) {
 			*tw = d2[i][0];
 			*th = d2[i][1];
 			return true;
@@ -1314,22 +1339,38 @@ static bool tile_pick(const struct convolve_params *p, uint64_t local_bytes, int
 	return false;
 }
 
+// tw x th is a tile of tile_pick's: samples x rows when separable, pixels x rows when not.
 static int run_tile(const struct convolve_params *p, const struct stage_cl *c, struct ocl_buf *wbuf,
                     const char *kernel, int tw, int th, const struct ocl_limits *lim, size_t wg_max)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r, n = p->n;
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
-	size_t lx, ly;
-	local_size(lim, wg_max, &lx, &ly);
-	const size_t gx = (size_t)(W + tw - 1) / tw * lx, gy = (size_t)(H + th - 1) / th * ly;
-	const size_t mid = p->separable ? 4 * rh * tw * ch : 4; // unused (4 bytes) when 2-D
-	const size_t nw = p->separable ? 2 * (size_t)n : (size_t)n * n;
+	size_t lx, ly, gx, gy, tile, mid, nw;
+	if (p->separable) {
+		const size_t rc = (size_t)r * ch, pad = (4 - rc % 4) % 4;
+		// lx: tile_pick checked it against the limits; 256 items, or 128 for narrow tiles
+		lx = (size_t)tw / 4;
+		ly = 256 / lx < 16 ? 256 / lx : 16;
+		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
+			ly /= 2;
+		gx = ((size_t)W * ch + tw - 1) / tw * lx;
+		tile = 4 * rh * ((pad + tw + 2 * rc + ch + 3) / 4);
+		mid = 4 * rh * tw;
+		nw = 2 * (size_t)n;
+	} else {
+		local_size(lim, wg_max, &lx, &ly);
+		gx = (size_t)(W + tw - 1) / tw * lx;
+		tile = rh * rw * ch;
+		mid = 4; // unused
+		nw = (size_t)n * n;
+	}
+	gy = (size_t)(H + th - 1) / th * ly;
 	return ocl_run(c->ocl, "convolve", kernel, gx, gy, lx, ly,
 	               (struct ocl_arg[]){
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
 	                   OCL_INT(r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
 	                   OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_INT(tw), OCL_INT(th),
-	                   OCL_LOCAL(rh * rw * ch), OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END});
+	                   OCL_LOCAL(tile), OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END});
 }
 
 // The separable kernel without local memory: a horizontal pass into an int32 scratch buffer
@@ -1404,7 +1445,7 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	wbuf = ocl_buf_new(c->ocl, nw * sizeof *p->w);
 	if (!wbuf || ocl_upload(c->ocl, wbuf, p->w, nw * sizeof *p->w) < 0)
 		goto done;
-	if (tile_pick(p, lim.local_mem_bytes, ch, &tw, &th)) {
+	if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
 		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim, wg);
 	} else if (p->separable) {
 		rc = run_two_pass(p, c, wbuf, &lim);
