@@ -66,6 +66,8 @@ fail:
 int chain_parse(struct chain *c, int n, char *const *tokens)
 {
 	memset(c, 0, sizeof *c);
+	if (n > CHAIN_MAX_STAGES)
+		return err_set("too many stages (%d; at most %d)", n, CHAIN_MAX_STAGES);
 	c->st = calloc(n ? (size_t)n : 1, sizeof *c->st);
 	if (!c->st)
 		return err_set("out of memory");
@@ -79,10 +81,29 @@ int chain_parse(struct chain *c, int n, char *const *tokens)
 	return 0;
 }
 
+// Checks one image of the chain against the limits; what names it in the message.
+static int geom_check(const struct chain *c, const struct geom *g, const char *what)
+{
+	if (g->ch < 1 || g->ch > 4)
+		return err_set("%s: %d channels (1 to 4 are possible)", what, g->ch);
+	if (g->w < 1 || g->h < 1)
+		return err_set("%s: an empty %dx%d image", what, g->w, g->h);
+	if (g->w > IMG_MAX_SIDE || g->h > IMG_MAX_SIDE)
+		return err_set("%s: %dx%d exceeds the %d-pixel side limit", what, g->w, g->h,
+			       IMG_MAX_SIDE);
+	if (c->max_pixels && (uint64_t)g->w * (uint64_t)g->h > c->max_pixels)
+		return err_set("%s: %dx%d exceeds --max-pixels (%llu)", what, g->w, g->h,
+			       (unsigned long long)c->max_pixels);
+	return 0;
+}
+
 int chain_plan(struct chain *c, const struct geom *in)
 {
 	struct geom g = *in;
+	uint64_t host;
 	c->in = *in;
+	if (geom_check(c, in, "input") < 0)
+		return -1;
 	c->max_bytes = geom_bytes(in);
 	for (int i = 0; i < c->n; i++) {
 		struct chain_stage *s = &c->st[i];
@@ -93,10 +114,21 @@ int chain_plan(struct chain *c, const struct geom *in)
 		if (s->plan.passthrough)
 			s->plan.out = g;
 		g = s->plan.out;
+		if (geom_check(c, &g, "output") < 0)
+			return err_prefix("%s (stage %d)", s->token, i + 1);
 		if (geom_bytes(&g) > c->max_bytes)
 			c->max_bytes = geom_bytes(&g);
 	}
 	c->out = g;
+	// Every image is at most 65535 x 65535 x 4 bytes (16 GiB), so the sum cannot overflow
+	// 64 bits; where size_t is narrower this says so rather than wrapping. The input,
+	// two ping-pong buffers and (for --verify) one for the downloaded image.
+	host = (uint64_t)geom_bytes(in) + 3 * (uint64_t)c->max_bytes;
+	if (host > SIZE_MAX)
+		return err_set("the chain needs %llu bytes of memory, more than this system "
+			       "can address",
+			       (unsigned long long)host);
+	c->host_bytes = geom_bytes(in) + 2 * c->max_bytes;
 	return 0;
 }
 
@@ -248,6 +280,9 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 	for (int i = 0; i < c->n; i++)
 		if (cl_step(&r, &c->st[i]) < 0)
 			goto fail;
+	// The blocking download would wait too; clFinish names a failure of the kernels.
+	if (ocl_finish(o) < 0)
+		goto fail;
 	out->data = malloc(geom_bytes(&c->out));
 	if (!out->data) {
 		err_set("out of memory");

@@ -6,6 +6,7 @@
 #define CLIMG_PIPELINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "img.h"
 #include "stages/stage.h"
@@ -20,18 +21,32 @@ struct chain_stage {
 	struct stage_plan plan;
 };
 
+// The most stages one chain may have: enough for any real use, and a bound on the
+// per-stage work (parsing, kernel launches, --verify downloads) a hostile command line
+// can ask for.
+#define CHAIN_MAX_STAGES 10000
+
 struct chain {
 	int n;
 	struct chain_stage *st;
+	// The area limit for every image in the chain (the input's --max-pixels), set by the
+	// caller between chain_parse and chain_plan; 0 = none. Every stage's output must also
+	// be 1..IMG_MAX_SIDE pixels a side, so a chain that grows the image is refused by
+	// chain_plan, before anything is allocated.
+	uint64_t max_pixels;
 	struct geom in, out; // set by chain_plan
 	size_t max_bytes;    // the largest image anywhere in the chain, set by chain_plan
+	size_t host_bytes;   // host memory the CPU path needs: the input and two buffers of
+	                     // max_bytes (--verify one more), set by chain_plan
 };
 
-// Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c. -1 with err set naming the bad
-// token; c is then already freed.
+// Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c; at most CHAIN_MAX_STAGES. -1 with
+// err set naming the bad token; c is then already freed.
 int chain_parse(struct chain *c, int n, char *const *tokens);
 
-// Computes every stage's input and output geometry for an input of geometry in.
+// Computes every stage's input and output geometry for an input of geometry in, and the
+// memory the run needs. -1 with err set ("rotate:45: output 70000x70000 exceeds the
+// 65535-pixel side limit") when a stage refuses its input or an image would break a limit.
 int chain_plan(struct chain *c, const struct geom *in);
 
 void chain_free(struct chain *c);
