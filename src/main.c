@@ -183,7 +183,9 @@ static void list_stages(void)
 }
 
 // Opens the device to run on. Returns NULL without error (quietly, or with one warning)
-// when the CPU path should run instead; sets *failed on a real error.
+// when the CPU path should run instead: there is no device, or the automatically chosen
+// one cannot be opened. Sets *failed on a real error: a device the user named (--device,
+// CLIMG_DEVICE) that is missing or fails, or no device for --verify.
 static struct ocl *open_device(const struct options *o, bool *failed)
 {
 	const char *spec = o->device ? o->device : getenv("CLIMG_DEVICE");
@@ -197,8 +199,11 @@ static struct ocl *open_device(const struct options *o, bool *failed)
 	dev = ocl_open(spec, &none);
 	if (dev)
 		return dev;
-	if (none && !spec && !o->verify) {
-		warn("no OpenCL device found; using the CPU path");
+	if (!spec && !o->verify) {
+		if (none)
+			warn("no OpenCL device found; using the CPU path");
+		else
+			warn("%s; using the CPU path", err_msg());
 		return NULL;
 	}
 	*failed = true;
@@ -222,7 +227,7 @@ static int run(const struct options *o, struct chain *chain)
 	enum img_format fmt = FMT_NONE;
 	struct geom g;
 	int status = EXIT_RUN, drops_alpha = 0, rc;
-	bool dev_failed, device_named;
+	bool dev_failed, device_named, dev_error = false;
 
 	// the output format is known from the arguments alone
 	if (o->output) {
@@ -240,24 +245,27 @@ static int run(const struct options *o, struct chain *chain)
 	} else if (o->format) {
 		return usage_error("%s", "--format needs -o");
 	}
+	// The output first: a missing or read-only directory, or a directory named as the
+	// output, is reported before the input is even read.
+	if (o->output) {
+		out = outfile_open(o->output);
+		if (!out)
+			goto fail;
+	}
 
 	rd = img_reader_open(o->input, &o->limits);
 	if (!rd)
 		goto fail;
 	g = img_reader_geom(rd);
+	chain->max_pixels = o->limits.max_pixels;
 	if (chain_plan(chain, &g) < 0) {
 		status = EXIT_USAGE;
 		goto fail;
 	}
-	if (o->output) {
-		if (img_format_check(fmt, chain->out.ch, &drops_alpha) < 0) {
-			err_prefix("%s", o->output);
-			status = EXIT_USAGE;
-			goto fail;
-		}
-		out = outfile_open(o->output);
-		if (!out)
-			goto fail;
+	if (o->output && img_format_check(fmt, chain->out.ch, &drops_alpha) < 0) {
+		err_prefix("%s", o->output);
+		status = EXIT_USAGE;
+		goto fail;
 	}
 
 	device_named = o->device || (getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"));
@@ -279,13 +287,16 @@ static int run(const struct options *o, struct chain *chain)
 		rc = pipeline_verify(chain, dev, &in, &res);
 		if (rc == 1)
 			status = EXIT_VERIFY;
+		dev_error = rc < 0;
 		if (rc != 0)
 			goto fail;
 	} else if (dev) {
 		if (pipeline_cl(chain, dev, &in, &res) < 0) {
+			dev_error = device_named;
 			if (device_named)
 				goto fail;
-			// An automatically chosen device failed: the CPU path gives the same bytes.
+			// An automatically chosen device failed: the CPU path gives the same
+			// bytes. One warning line, whatever failed (a build log included).
 			warn("%s; using the CPU path", err_msg());
 			if (pipeline_cpu(chain, &in, &res) < 0)
 				goto fail;
@@ -306,6 +317,9 @@ static int run(const struct options *o, struct chain *chain)
 	}
 	status = 0;
 fail:
+	// An OpenCL failure reported as an error: a failed build's log goes with it.
+	if (status && dev_error && ocl_build_log(dev))
+		fputs(ocl_build_log(dev), stderr);
 	outfile_abort(out);
 	img_reader_close(rd);
 	ocl_close(dev);
@@ -329,6 +343,7 @@ int main(int argc, char **argv)
 		return EXIT_RUN;
 	}
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
+	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
 	status = parse_args(argc, argv, &o, positional);
 	if (status)
 		; // a usage error, reported below

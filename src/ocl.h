@@ -31,8 +31,14 @@ void ocl_close(struct ocl *o); // NULL-safe
 const char *ocl_device_name(const struct ocl *o);
 
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
-// On a build failure the device's build log goes to stderr and err names the program.
+// On a build failure err names the program and ocl_build_log() holds the device's log.
 int ocl_build(struct ocl *o, const char *const *programs, int n);
+
+// The build log of the last program that failed to build, as lines ready for stderr
+// ("climg: opencl: build log for kernels/NAME.cl on DEVICE:\n..."), or NULL. The caller
+// prints it when the failure is reported as an error; a fallback to the CPU path keeps
+// to its one warning line. NULL-safe.
+const char *ocl_build_log(const struct ocl *o);
 
 // Device buffers. ocl_buf_new checks bytes against CL_DEVICE_MAX_MEM_ALLOC_SIZE itself.
 struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes);
