@@ -18,13 +18,17 @@
 // the params block so that string arguments stay valid for the chain's life.
 static int stage_parse(struct chain_stage *s, const char *token)
 {
-	size_t len = strlen(token);
+	size_t len = strlen(token), colons = 0;
 	char *copy = NULL, **argv = NULL, *p;
 	int argc = 0, rc = -1;
 
 	s->token = token;
+	for (const char *q = token; *q; q++)
+		colons += *q == ':';
 	copy = malloc(len + 1);
-	argv = malloc((len / 2 + 2) * sizeof *argv); // at most one argument per ':'
+	// One argument after each ':' ("a::" has two empty ones), and a NULL. (Found by
+	// tests/fuzz/fuzz-chain.c: len / 2 + 2 was too few for runs of ':'.)
+	argv = malloc((colons + 2) * sizeof *argv);
 	if (!copy || !argv) {
 		err_set("out of memory");
 		goto fail;
