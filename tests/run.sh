@@ -4,15 +4,17 @@
 # "N passed, N failed"; the exit status is 0 only when nothing failed.
 # Arguments (e.g. `sh tests/run.sh tests/t-cli.sh`) run only those files after the unit tests.
 cd "$(dirname "$0")/.." || exit 1
-CLIMG=$PWD/climg
-IMGTOOL=$PWD/tests/imgtool
+# The binaries under test; `make check-asan` points these at its sanitized build.
+CLIMG=$(realpath "${CLIMG:-climg}")
+IMGTOOL=$(realpath "${IMGTOOL:-tests/imgtool}")
+UNIT=${UNIT:-tests/unit}
 T=$(mktemp -d "${TMPDIR:-/tmp}/climg-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 export CLIMG IMGTOOL T
 . tests/lib.sh
 
 # C unit tests print one "PASS name" or "FAIL name: why" line per check.
-tests/unit >"$T/unit.out" 2>&1
+"$UNIT" >"$T/unit.out" 2>&1
 rc=$?
 n=$(grep -c '^PASS ' "$T/unit.out")
 pass=$((pass + n))
