@@ -60,6 +60,15 @@ static const char usage_text[] =
 	"  rotate:DEGREES         turn clockwise by a multiple of 90 (negative = anticlockwise)\n"
 	"  transpose              mirror about the main diagonal: out(x, y) = in(y, x)\n"
 	"\n"
+	"Limits (each refused with a message that names it):\n"
+	"  image size             65535 pixels a side and --max-pixels in area, for the input\n"
+	"                         (checked from its header) and every stage's output (planned\n"
+	"                         before anything is allocated)\n"
+	"  input size             --max-input-bytes, for files, stdin, FIFOs and devices alike\n"
+	"  chain                  at most 10000 stages\n"
+	"  progressive JPEG       at most 100 scans\n"
+	"Truncated or corrupt images are refused; bytes after the end of an image are ignored.\n"
+	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.\n"
 	"See climg(1) for details.\n";
 
