@@ -47,7 +47,7 @@ struct ocl {
 	cl_device_id device;
 	cl_context ctx;
 	cl_command_queue queue;
-	char *name; // "DEVICE (PLATFORM)"
+	char *name;      // "DEVICE (PLATFORM)"
 	char *build_log; // of the last program that failed to build, NULL if none
 	cl_ulong max_alloc_bytes, global_mem_bytes, local_mem_bytes;
 	size_t max_wg, max_item[2]; // work-group size; work-items per dimension
@@ -723,7 +723,8 @@ const char *ocl_build_log(const struct ocl *o)
 int ocl_build(struct ocl *o, const char *const *programs, int n)
 {
 	const struct kernel_source *src;
-	const char *text[2] = {NULL, "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
+	const char *text[2] = {NULL,
+	                       "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
 	int fault_build = env_number("CLIMG_FAULT_BUILD") != 0;
 	struct ocl_program *p = NULL;
 	cl_program prog = NULL;
@@ -743,8 +744,8 @@ int ocl_build(struct ocl *o, const char *const *programs, int n)
 			               programs[i]);
 		// The API takes const char **, the table holds const char *const.
 		text[0] = src->source;
-		prog = CREATE(&e, clCreateProgramWithSource(o->ctx, fault_build ? 2 : 1, text,
-		                                            NULL, &e));
+		prog = CREATE(
+		    &e, clCreateProgramWithSource(o->ctx, fault_build ? 2 : 1, text, NULL, &e));
 		if (!prog) {
 			fail_cl(e, "clCreateProgramWithSource(kernels/%s.cl)", src->name);
 			goto fail;

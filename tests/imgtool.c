@@ -869,8 +869,8 @@ static int cmd_jpegvariant(char **av)
 
 		snprintf(num, sizeof(num), "%.*s", (int)(len < 15 ? len : 15), kind + 6);
 		if (parse_num(num, 64, 100000, &nscans) ||
-		    (size_at && sscanf(size_at + 1, "%lldx%lld", &w, &h) != 2) || w < 1 ||
-		    h < 1 || w > 65535 || h > 65535)
+		    (size_at && sscanf(size_at + 1, "%lldx%lld", &w, &h) != 2) || w < 1 || h < 1 ||
+		    w > 65535 || h > 65535)
 			return err_set("jpegvariant scans:N[:WxH] needs 64 <= N <= 100000");
 		im = (struct img){(int)w, (int)h, 1, NULL};
 	} else if (!cmyk && !arith && !prog && !bits12 && strcmp(kind, "baseline") != 0) {
@@ -994,7 +994,7 @@ static int cmd_rawpng(char **av)
 
 	if (strcmp(kind, "huge-header") == 0) {
 		static const uint8_t empty_zlib[11] = {0x78, 0x01, 0x01, 0x00, 0x00, 0xff,
-		                                      0xff, 0x00, 0x00, 0x00, 0x01};
+		                                       0xff, 0x00, 0x00, 0x00, 0x01};
 		buf = malloc(cap = 128);
 		if (!buf)
 			return err_set("out of memory");

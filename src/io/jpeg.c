@@ -85,8 +85,9 @@ static void on_emit_message(j_common_ptr cinfo, int level)
 		if (e->mgr.msg_code == JWRN_JPEG_EOF || e->mgr.msg_code == JWRN_HIT_MARKER)
 			snprintf(e->text, sizeof(e->text),
 			         "the file is truncated or its image data is corrupt (%s)",
-			         e->mgr.msg_code == JWRN_JPEG_EOF ? "it ends inside the image"
-			                                          : "premature end of data segment");
+			         e->mgr.msg_code == JWRN_JPEG_EOF
+			             ? "it ends inside the image"
+			             : "premature end of data segment");
 		else
 			e->mgr.format_message(cinfo, e->text);
 		longjmp(e->jmp, 1);
