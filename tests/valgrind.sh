@@ -70,5 +70,23 @@ vg "pgm of 3 channels" "$T/rgb.png" -o "$T/x.pgm"
 vg "/dev/zero" /dev/zero -o "$T/x.png"
 vg "disk full" "$T/rgb.png" -o /dev/full
 
+# The inputs the fuzzers found, through the gcc-built replay runners: valgrind sees the
+# out-of-bounds accesses that a plain replay survives.
+FUZZ_REPLAY=${FUZZ_REPLAY:-tests/fuzz}
+for t in chain decode pipeline; do
+	[ -n "$(ls tests/fuzz/regress/$t 2>/dev/null)" ] || continue
+	valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite --log-file="$T/vg.log" \
+		"$FUZZ_REPLAY/replay-$t" tests/fuzz/regress/$t/* >/dev/null 2>&1
+	if [ $? = 0 ] && grep -q 'ERROR SUMMARY: 0 errors' "$T/vg.log"; then
+		pass=$((pass + 1))
+		echo "ok   fuzz replay $t"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: fuzz replay $t"
+		grep -E 'Invalid|uninitialised|definitely|ERROR SUMMARY' "$T/vg.log" | head -n 5 | sed 's/^/    | /'
+	fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
