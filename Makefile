@@ -58,7 +58,8 @@ $(B)/kernels.o: $(B)/kernels.c
 # without libFuzzer, so the suite replays them with gcc too.
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
-TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/failwrite.so $(REPLAY_BINS)
+TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/failwrite.so \
+                $(OUT)tests/fakeicd.so $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -78,9 +79,15 @@ $(OUT)tests/failwrite.so: tests/failwrite.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
 
+# A fake OpenCL driver with one GPU that cannot create a context (tests/t-hostile.sh).
+$(OUT)tests/fakeicd.so: tests/fakeicd.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -fPIC -shared -o $@ $<
+
 test: $(OUT)climg $(TEST_BINS)
 	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
-	FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so sh tests/run.sh
+	FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
+	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
@@ -105,7 +112,8 @@ check-asan:
 	rm -rf build-asan/reports && mkdir -p build-asan/reports
 	$(SAN_ENV) CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
-		FAILWRITE=build-asan/tests/failwrite.so sh tests/run.sh
+		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
+		sh tests/run.sh
 	@if [ -n "$$(ls build-asan/reports)" ]; then \
 		echo "check-asan: sanitizer reports:"; cat build-asan/reports/*; exit 1; \
 	else echo "check-asan: no sanitizer reports"; fi
@@ -155,6 +163,7 @@ install: climg
 
 clean:
 	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/failwrite.so \
+		tests/fakeicd.so \
 		tests/fuzz/replay-*
 
 .PHONY: all test testdata install clean check-asan check-valgrind fuzz lib-objs FORCE

@@ -436,13 +436,15 @@ h_fallback() {
 	h_one_line "$_n: exactly one warning line" "^climg: warning: .*; using the CPU path$"
 }
 
-# h_named_error NAME PATTERN [VAR=VALUE...]: the same failure with --device 0 is an error.
+# h_named_error NAME PATTERN [VAR=VALUE...]: the same failure with --device 0 (or $h_dev)
+# is an error.
 h_named_error() {
 	_n=$1
 	_pat=$2
 	shift 2
 	rm -f "$h_d/out/ne.png"
-	env "$@" "$CLIMG" --device 0 "$h_d/small.png" $h_chain -o "$h_d/out/ne.png" >"$T/out" 2>"$T/err"
+	env "$@" "$CLIMG" --device "${h_dev:-0}" "$h_d/small.png" $h_chain -o "$h_d/out/ne.png" \
+		>"$T/out" 2>"$T/err"
 	_rc=$?
 	if [ "$_rc" = 1 ]; then ok; else bad "$_n with --device: exit $_rc, want 1"; fi
 	if grep -Eq -- "^climg: $_pat" "$T/err" && ! grep -q warning "$T/err"; then ok; else
@@ -463,6 +465,56 @@ if "$CLIMG" --list-devices | grep -q 'Portable Computing Language'; then
 	h_fallback "a platform with zero devices" POCL_DEVICES=
 	h_named_error "a platform with zero devices" "no OpenCL device found" POCL_DEVICES=
 fi
+# A GPU on platform 1 behind PoCL on platform 0 (tests/fakeicd.c: a fake driver whose GPU
+# answers every query and then cannot create a context). The ICD loader reads its
+# directory in the file system's order; names are tried until PoCL comes first.
+FAKEICD=$(realpath "${FAKEICD:-tests/fakeicd.so}")
+h_pocl=$(grep -l pocl /etc/OpenCL/vendors/*.icd 2>/dev/null | head -n 1)
+h_order=""
+if [ -n "$h_pocl" ] && [ -f "$FAKEICD" ]; then
+	for h_i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		rm -rf "$h_d/icd"
+		mkdir -p "$h_d/icd"
+		cat "$h_pocl" >"$h_d/icd/p$h_i.icd"
+		echo "$FAKEICD" >"$h_d/icd/g$h_i.icd"
+		OCL_ICD_PLATFORM_SORT=none OCL_ICD_VENDORS="$h_d/icd" "$CLIMG" --list-devices >"$h_d/devs"
+		if sed -n 1p "$h_d/devs" | grep -q '^0: .*Portable Computing Language' &&
+			sed -n 2p "$h_d/devs" | grep -q '^1: climg fake GPU (GPU, climg fake platform'; then
+			h_order=ok
+			break
+		fi
+	done
+fi
+if [ "$h_order" = ok ]; then
+	h_icd="OCL_ICD_PLATFORM_SORT=none OCL_ICD_VENDORS=$h_d/icd"
+	# shellcheck disable=SC2086
+	h_fallback "PoCL on platform 0, a GPU on platform 1: the GPU is chosen" $h_icd
+	check "the automatic choice was the GPU" grep -q 'clCreateContext(climg fake GPU' "$T/err"
+	# shellcheck disable=SC2086
+	h_dev=gpu
+	# shellcheck disable=SC2086
+	h_named_error "--device gpu (the failing GPU)" "opencl: clCreateContext\\(climg fake GPU" $h_icd
+	h_dev=0
+	# shellcheck disable=SC2086
+	expect_exit 0 "--device 0 takes PoCL on platform 0" env $h_icd "$CLIMG" --device 0 \
+		"$h_d/small.png" $h_chain -o "$h_d/out/p0.png"
+	check "--device 0: no warning" test ! -s "$T/err"
+	check "--device 0: the CPU bytes" cmp "$h_d/out/p0.png" "$h_d/cpu.png"
+	# a platform with no devices beside a working one is skipped without a word
+	# shellcheck disable=SC2086
+	expect_exit 0 "a platform with zero devices beside PoCL" env $h_icd FAKEICD_DEVICES=0 \
+		"$CLIMG" "$h_d/small.png" $h_chain -o "$h_d/out/z.png"
+	check "zero-device platform: no warning" test ! -s "$T/err"
+	check "zero-device platform: the CPU bytes" cmp "$h_d/out/z.png" "$h_d/cpu.png"
+	# and alone it is no device at all
+	rm -f "$h_d/icd/p"*.icd
+	h_fallback "only a platform with zero devices" OCL_ICD_VENDORS="$h_d/icd" FAKEICD_DEVICES=0
+	check "only a zero-device platform: the warning says so" \
+		grep -q '^climg: warning: no OpenCL device found; using the CPU path$' "$T/err"
+else
+	echo "skipping the PoCL-then-GPU order test: no PoCL ICD or no fake ICD, or no order found"
+fi
+
 h_fallback "a program that fails to build" CLIMG_FAULT_BUILD=1
 grep -q 'failed to build on' "$T/err" && ok || bad "build failure: the warning says what failed"
 h_named_error "a program that fails to build" "opencl: kernels/.*\\.cl failed to build" CLIMG_FAULT_BUILD=1
