@@ -288,6 +288,15 @@ h_refused "12-bit jpeg" 1 "12bit\\.jpg: jpeg: 12-bit samples are not supported \
 "$IMGTOOL" jpegvariant cmyk "$h_d/cmyk.jpg"
 h_refused "CMYK jpeg" 1 "cmyk\\.jpg: CMYK JPEG is not supported$" "$h_d/cmyk.jpg"
 
+# ---- BMP ----
+# found by the decode fuzzer: stb took 64800 bits per pixel for 32 and read zeros past
+# the end of 122 bytes
+h_refused "bmp with an impossible bit depth" 1 "bmp: unsupported bit depth 64800$" \
+	tests/fuzz/regress/decode/bmp-depth-64800
+"$IMGTOOL" make 64 48 3 noise:2 "$h_d/n.bmp"
+head -c 5000 "$h_d/n.bmp" >"$h_d/trunc.bmp"
+h_refused "truncated bmp" 1 "trunc\\.bmp: bmp: the file is truncated" "$h_d/trunc.bmp"
+
 # ---- trailing garbage after the image data is ignored (documented) ----
 for h_f in grad.png base.jpg; do
 	cp "$h_d/$h_f" "$h_d/trail-$h_f"

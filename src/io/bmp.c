@@ -72,6 +72,21 @@ int io_bmp_open(struct img_reader *r)
 	r->decode = bmp_decode;
 	if (r->size > INT_MAX)
 		return err_set("%s: bmp: files over 2 GiB are not supported", r->name);
+	// stb takes any depth of 16 or more as 32-bit and a negative compression code as
+	// none, and then reads past the end as zeros: refuse what the format does not have,
+	// so that the length check below always applies. (Found by tests/fuzz/fuzz-decode.c:
+	// 122 bytes claiming 50431x23 at 64800 bits per pixel decoded to a blank image.)
+	if (r->size >= 30) {
+		uint32_t hsz = le32(r->data + 14),
+		         bpp = hsz == 12 ? le16(r->data + 24) : le16(r->data + 28);
+		uint32_t compress = hsz != 12 && r->size >= 34 ? le32(r->data + 30) : 0;
+
+		if (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32)
+			return err_set("%s: bmp: unsupported bit depth %u", r->name, bpp);
+		if (compress != 0 && compress != 1 && compress != 2 && compress != 3 &&
+		    compress != 4 && compress != 5)
+			return err_set("%s: bmp: unknown compression %u", r->name, compress);
+	}
 	if (!stbi_info_from_memory(r->data, (int)r->size, &x, &y, &n)) {
 		// stb's info reports only "not of any known type"; name the common cases.
 		uint32_t compress =
