@@ -11,7 +11,8 @@ INCDIRS   ?=
 LIBDIRS   ?=
 STB_INCDIR ?= $(firstword $(wildcard $(addsuffix /stb,$(INCDIRS)) /usr/include/stb))
 
-WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+WERROR    ?= -Werror
+WARN      := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS    ?= -O2 -g
 CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
@@ -46,7 +47,7 @@ $(B)/third_party/%.o: third_party/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -w -c -o $@ $<
 
 # Kernels are embedded into the binary: build/kernels.c holds each kernels/*.cl as a string.
-$(B)/kernels.c: $(KERNELS) tools/embed-kernels.sh
+$(B)/kernels.c: $(KERNELS) $(wildcard kernels/*.clh) tools/embed-kernels.sh
 	@mkdir -p $(B)
 	sh tools/embed-kernels.sh $(KERNELS) > $@.tmp && mv $@.tmp $@
 

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// transpose: out(x, y) = in(y, x), specified in src/stages/transpose.c. One work-item per
-// output pixel; W, H, ch describe the input (the output is H x W).
+// transpose: out(x, y) = in(y, x), specified in src/stages/transpose.c. W, H describe the
+// input (the output is H x W). `transpose` takes any size; transpose_cN needs W and H to be
+// multiples of 4 and an image of N channels.
+#include "remap.clh"
 
-__kernel void transpose(__global const uchar *in, __global uchar *out, int W, int H, int ch)
-{
-	int x = get_global_id(0), y = get_global_id(1);
-	if (x >= H || y >= W)
-		return;
-	__global const uchar *s = in + ((size_t)x * W + y) * ch;
-	__global uchar *d = out + ((size_t)y * H + x) * ch;
-	for (int c = 0; c < ch; c++)
-		d[c] = s[c];
-}
+REMAP_BYTES(transpose, 0)
+REMAP_WORDS(transpose_c1, 1, 0, REMAP_TP(1), REMAP_RY_FAST(1))
+REMAP_WORDS(transpose_c2, 2, 0, REMAP_TP(2), REMAP_RY_FAST(2))
+REMAP_WORDS(transpose_c3, 3, 0, REMAP_TP(3), REMAP_RY_FAST(3))
+REMAP_WORDS(transpose_c4, 4, 0, REMAP_TP(4), REMAP_RY_FAST(4))

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "err.h"
 #include "io/io.h"
@@ -17,7 +18,7 @@ enum { EXIT_RUN = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 
 struct options {
 	const char *input, *output, *device, *format;
-	bool cpu, verify, list_devices, list_stages, help, version;
+	bool cpu, verify, list_devices, list_stages, help, version, time, time_json;
 	struct write_opts write;
 	struct io_limits limits;
 	int nstages;
@@ -42,10 +43,14 @@ static const char usage_text[] =
 	"                         GPU, else the first device)\n"
 	"      --cpu              use the plain-C reference path, no OpenCL\n"
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
+	"                         (and the histogram counts at the end)\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
 	"      --png-level N      PNG compression level 0-9 (default 6)\n"
-	"      --max-pixels N     refuse inputs of more than N pixels (default 268435456)\n"
+	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
+	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
+	"      --time[=json]      print the time of each phase (decode, build, upload, every\n"
+	"                         stage, download, encode, total) to stderr, as text or JSON\n"
 	"  -q, --quiet            no warnings\n"
 	"      --list-devices     list OpenCL devices and exit\n"
 	"      --list-stages      list stages and exit\n"
@@ -53,12 +58,43 @@ static const char usage_text[] =
 	"      --version          print the version\n"
 	"\n"
 	"Stages:\n"
+	"  convolve:KERNEL[:OPTION...]  correlate (the kernel is not flipped, as OpenCV\n"
+	"                         filter2D); colour channels each on their own, alpha kept;\n"
+	"                         exact fixed point, rounded half up, saturated to 0..255\n"
+	"                         KERNEL (weights row by row, top row first):\n"
+	"                           box[:size=N]     N x N ones, N odd (default 3)\n"
+	"                           gauss[:sigma=S][:radius=R]  exp(-(x^2 + y^2) / (2 S^2)),\n"
+	"                                            S = 1, R = ceil(3 S) by default\n"
+	"                           sharpen          0 -1 0 / -1 5 -1 / 0 -1 0\n"
+	"                           edge             0 -1 0 / -1 4 -1 / 0 -1 0 (Laplacian)\n"
+	"                           sobel-x          -1 0 1 / -2 0 2 / -1 0 1\n"
+	"                           sobel-y          -1 -2 -1 / 0 0 0 / 1 2 1\n"
+	"                           emboss           -2 -1 0 / -1 1 1 / 0 1 2\n"
+	"                           identity         1 (1 x 1)\n"
+	"                           kernel=W,W,...   N*N numbers, N odd (decimals allowed)\n"
+	"                           kernel=@FILE     the same, one row a line\n"
+	"                         OPTION: norm=sum|none|D (default: sum, or none when the\n"
+	"                         weights sum to 0), bias=B (added after dividing),\n"
+	"                         border=replicate|reflect|wrap|zero (default replicate)\n"
 	"  grey[:bt601|bt709|avg]  colour to luma, alpha kept; grey input passes through\n"
 	"                         bt601 (default): Y = (9798 R + 19235 G + 3735 B + 16384) >> 15\n"
 	"                         bt709:           Y = (6967 R + 23435 G + 2366 B + 16384) >> 15\n"
 	"                         avg:             Y = (R + G + B + 1) / 3\n"
-	"  rotate:DEGREES         turn clockwise by a multiple of 90 (negative = anticlockwise)\n"
+	"  rotate:DEGREES[:OPTION...]  turn clockwise by any angle (negative = anticlockwise);\n"
+	"                         multiples of 90 are an exact remap. OPTIONs, any order:\n"
+	"                         bilinear (default) or nearest; expand (default: the canvas\n"
+	"                         holds the whole image) or crop (keep W x H); bg=V, bg=#RRGGBB\n"
+	"                         or bg=#RRGGBBAA for uncovered pixels (default black,\n"
+	"                         transparent with alpha)\n"
 	"  transpose              mirror about the main diagonal: out(x, y) = in(y, x)\n"
+	"  histogram[:DEST][:plot=FILE][:scale=linear|log]\n"
+	"                         count the pixels of each value 0..255 in each channel; the\n"
+	"                         image passes through unchanged. CSV to DEST, a file or - for\n"
+	"                         stdout (the default unless plot= is given): a header line\n"
+	"                         value,grey | value,grey,alpha | value,red,green,blue |\n"
+	"                         value,red,green,blue,alpha, then 256 rows v,count,... for\n"
+	"                         v = 0..255. plot=FILE draws it too (536x300 RGB, format by\n"
+	"                         extension); scale=log gives the plot a log count axis\n"
 	"\n"
 	"Limits (each refused with a message that names it):\n"
 	"  image size             65535 pixels a side and --max-pixels in area, for the input\n"
@@ -67,6 +103,8 @@ static const char usage_text[] =
 	"  input size             --max-input-bytes, for files, stdin, FIFOs and devices alike\n"
 	"  chain                  at most 10000 stages\n"
 	"  progressive JPEG       at most 100 scans\n"
+	"  convolve               radius at most 1000; a kernel that is not separable at most\n"
+	"                         2^40 multiply-adds per image\n"
 	"Truncated or corrupt images are refused; bytes after the end of an image are ignored.\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.\n"
@@ -150,6 +188,10 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			if (!missing && !parse_long(v, 1, 1L << 40, &n))
 				return usage_error("--max-input-bytes must be a whole number from 1 to 1099511627776, not '%s'", v);
 			o->limits.max_input_bytes = (uint64_t)n;
+		} else if (!strcmp(a, "--time") || !strcmp(a, "--time=text")) {
+			o->time = true;
+		} else if (!strcmp(a, "--time=json")) {
+			o->time = o->time_json = true;
 		} else if (FLAG(NULL, "--cpu"))
 			o->cpu = true;
 		else if (FLAG(NULL, "--verify"))
@@ -219,12 +261,196 @@ static struct ocl *open_device(const struct options *o, bool *failed)
 	return NULL;
 }
 
+// ---- --time -----------------------------------------------------------------------------
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+struct timing {
+	double t0; // process work start, for the total
+	double decode_ms, encode_ms;
+	struct run_times run;
+	double *stage_ms;
+	bool on_cpu; // no device phases to report
+};
+
+// Effective GB/s of moving bytes in ms (0 when ms is 0).
+static double gbps(double bytes, double ms)
+{
+	return ms > 0 ? bytes / (ms * 1e6) : 0;
+}
+
+// One line per phase on stderr, or one JSON object. Stage rates count the bytes the stage
+// reads plus those it writes.
+static void time_report(const struct timing *tm, const struct chain *c, bool json)
+{
+	double in_bytes = (double)geom_bytes(&c->in), out_bytes = (double)geom_bytes(&c->out);
+	double total = now_ms() - tm->t0;
+	const char *sep = "";
+	if (json) {
+		fprintf(stderr, "{\"device\": %s, \"decode_ms\": %.3f", tm->on_cpu ? "false" : "true",
+			tm->decode_ms);
+		if (!tm->on_cpu)
+			fprintf(stderr, ", \"build_ms\": %.3f, \"upload_ms\": %.3f, \"upload_gbps\": %.2f",
+				tm->run.build_ms, tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+		fputs(", \"stages\": [", stderr);
+	} else {
+		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
+		if (!tm->on_cpu) {
+			fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "build", tm->run.build_ms);
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "upload",
+				tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+		}
+	}
+	for (int i = 0; i < c->n; i++) {
+		const struct chain_stage *s = &c->st[i];
+		double bytes = (double)geom_bytes(&s->in);
+		if (!s->plan.passthrough)
+			bytes += (double)geom_bytes(&s->plan.out);
+		if (json) {
+			fprintf(stderr, "%s{\"stage\": \"", sep);
+			for (const char *p = s->token; *p; p++) // a token may hold any byte
+				fprintf(stderr, (*p == '"' || *p == '\\') ? "\\%c" :
+						(unsigned char)*p < 32 ? "\\u%04x" : "%c", *p);
+			fprintf(stderr, "\", \"ms\": %.4f, \"gbps\": %.2f}", tm->stage_ms[i],
+				gbps(bytes, tm->stage_ms[i]));
+			sep = ", ";
+		} else {
+			fprintf(stderr, "climg: time: %2d %-19.19s %10.4f ms %9.2f GB/s\n", i + 1,
+				s->token, tm->stage_ms[i], gbps(bytes, tm->stage_ms[i]));
+		}
+	}
+	if (json) {
+		fputs("]", stderr);
+		if (!tm->on_cpu)
+			fprintf(stderr, ", \"download_ms\": %.3f, \"download_gbps\": %.2f",
+				tm->run.download_ms, gbps(out_bytes, tm->run.download_ms));
+		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", tm->encode_ms, total);
+	} else {
+		if (!tm->on_cpu)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "download",
+				tm->run.download_ms, gbps(out_bytes, tm->run.download_ms));
+		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "encode", tm->encode_ms);
+		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "total", total);
+	}
+}
+
 // Whether path is standard output or an existing special file (/dev/null, a FIFO): such
 // outputs have no extension to go by and are written as PNG unless --format says otherwise.
 static bool is_stream(const char *path)
 {
 	struct stat st;
 	return !strcmp(path, "-") || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
+// A file a stage writes from its side output (a histogram's CSV or plot).
+struct side_out {
+	const struct chain_stage *st;
+	int index;             // the file's number in the stage's list, for render
+	struct stage_file file;
+	enum img_format fmt;   // for images
+	struct outfile *f;     // opened before decoding, committed after the whole run
+};
+
+// Whether two output names are the same destination: the same name, or existing files that
+// are one (a hard link, "./h.csv" and "h.csv").
+static bool same_dest(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, b))
+		return true;
+	return strcmp(a, "-") && strcmp(b, "-") && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+}
+
+// Lists the stages' files into *outs (*n of them; free() *outs) and checks them against each
+// other and against -o, from the arguments alone. Returns 0, or an exit status with err set.
+static int side_outs_plan(const struct options *o, const struct chain *chain,
+			  struct side_out **outs, int *n)
+{
+	struct side_out *s = calloc((size_t)chain->n * STAGE_FILES_MAX + 1, sizeof *s);
+	*outs = s;
+	*n = 0;
+	if (!s) {
+		err_set("out of memory");
+		return EXIT_RUN;
+	}
+	for (int i = 0; i < chain->n; i++) {
+		const struct chain_stage *st = &chain->st[i];
+		struct stage_file files[STAGE_FILES_MAX];
+		int k = st->ops->files ? st->ops->files(st->params, files) : 0;
+		for (int j = 0; j < k; j++)
+			s[(*n)++] = (struct side_out){ .st = st, .index = j, .file = files[j] };
+	}
+	for (int i = 0; i < *n; i++) {
+		const char *path = s[i].file.path, *token = s[i].st->token;
+		enum img_format ext = img_format_from_ext(path);
+		if (o->output && same_dest(path, o->output)) {
+			err_set(strcmp(path, "-") ? "%s: writes to '%s', the image output too"
+						  : "%s: writes to standard output, and so does -o -",
+				token, path);
+			return EXIT_USAGE;
+		}
+		for (int j = 0; j < i; j++) {
+			if (!same_dest(path, s[j].file.path))
+				continue;
+			int a = (int)(s[j].st - chain->st) + 1, b = (int)(s[i].st - chain->st) + 1;
+			if (!strcmp(path, "-"))
+				err_set("stage %d (%s) and stage %d (%s) both write to standard "
+					"output",
+					a, s[j].st->token, b, token);
+			else
+				err_set("stage %d (%s) and stage %d (%s) both write to '%s'", a,
+					s[j].st->token, b, token, path);
+			return EXIT_USAGE;
+		}
+		if (!s[i].file.image) {
+			if (ext) {
+				err_set("%s: '%s' would hold text, not an image; for a picture use "
+					"plot=%s",
+					token, path, path);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		s[i].fmt = ext ? ext : is_stream(path) ? FMT_PNG : FMT_NONE;
+		if (!s[i].fmt) {
+			err_set("%s: cannot tell the image format of '%s' (use .png, .jpg, .bmp, "
+				".tga or .ppm)",
+				token, path);
+			return EXIT_USAGE;
+		}
+		if (img_format_check(s[i].fmt, 3, NULL) < 0) {
+			err_prefix("%s: %s", token, path);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+// Writes every stage file from the side outputs of the finished run (not committed yet).
+static int side_outs_write(const struct side_out *s, int n, const struct write_opts *opts)
+{
+	for (int i = 0; i < n; i++) {
+		const struct chain_stage *st = s[i].st;
+		struct stage_render r;
+		int rc;
+		if (st->ops->render(st->params, &st->in, st->side, s[i].index, &r) < 0)
+			return err_prefix("%s", st->token);
+		if (s[i].file.image)
+			rc = img_encode(s[i].f, s[i].fmt, &r.im, opts);
+		else
+			rc = outfile_write(s[i].f, r.text, r.len);
+		free(r.im.data);
+		free(r.text);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int run(const struct options *o, struct chain *chain)
@@ -234,9 +460,12 @@ static int run(const struct options *o, struct chain *chain)
 	struct ocl *dev = NULL;
 	struct img in = { 0 }, res = { 0 };
 	enum img_format fmt = FMT_NONE;
+	struct side_out *sides = NULL;
 	struct geom g;
-	int status = EXIT_RUN, drops_alpha = 0, rc;
+	int status = EXIT_RUN, drops_alpha = 0, rc, nsides = 0;
 	bool dev_failed, device_named, dev_error = false;
+	struct timing tm = { .t0 = now_ms() };
+	struct run_times *times = NULL;
 
 	// the output format is known from the arguments alone
 	if (o->output) {
@@ -254,11 +483,21 @@ static int run(const struct options *o, struct chain *chain)
 	} else if (o->format) {
 		return usage_error("%s", "--format needs -o");
 	}
-	// The output first: a missing or read-only directory, or a directory named as the
+	// so are the stages' own files (a histogram's CSV and plot)
+	status = side_outs_plan(o, chain, &sides, &nsides);
+	if (status)
+		goto fail;
+	status = EXIT_RUN;
+	// The outputs next: a missing or read-only directory, or a directory named as an
 	// output, is reported before the input is even read.
 	if (o->output) {
 		out = outfile_open(o->output);
 		if (!out)
+			goto fail;
+	}
+	for (int i = 0; i < nsides; i++) {
+		sides[i].f = outfile_open(sides[i].file.path);
+		if (!sides[i].f)
 			goto fail;
 	}
 
@@ -266,7 +505,7 @@ static int run(const struct options *o, struct chain *chain)
 	if (!rd)
 		goto fail;
 	g = img_reader_geom(rd);
-	chain->max_pixels = o->limits.max_pixels;
+	chain->max_pixels = o->limits.max_pixels; // stages that grow the image obey it too
 	if (chain_plan(chain, &g) < 0) {
 		status = EXIT_USAGE;
 		goto fail;
@@ -281,14 +520,26 @@ static int run(const struct options *o, struct chain *chain)
 	dev = open_device(o, &dev_failed);
 	if (dev_failed)
 		goto fail;
+	if (o->time) {
+		tm.stage_ms = calloc((size_t)chain->n + 1, sizeof *tm.stage_ms);
+		if (!tm.stage_ms || (dev && ocl_profile(dev) < 0))
+			goto fail;
+		tm.run.stage_ms = tm.stage_ms;
+		times = &tm.run;
+	}
 
-	in = (struct img){ g.w, g.h, g.ch, malloc(geom_bytes(&g)) };
+	// The decoder writes straight into pinned memory, which uploads at full speed.
+	in = (struct img){ g.w, g.h, g.ch, dev ? ocl_host_alloc(dev, geom_bytes(&g)) : NULL };
+	if (!in.data)
+		in.data = malloc(geom_bytes(&g));
 	if (!in.data) {
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
+	tm.decode_ms = now_ms();
 	if (img_reader_decode(rd, in.data) < 0)
 		goto fail;
+	tm.decode_ms = now_ms() - tm.decode_ms;
 	img_reader_close(rd);
 	rd = NULL;
 
@@ -300,40 +551,63 @@ static int run(const struct options *o, struct chain *chain)
 		if (rc != 0)
 			goto fail;
 	} else if (dev) {
-		if (pipeline_cl(chain, dev, &in, &res) < 0) {
+		if (pipeline_cl(chain, dev, &in, &res, times) < 0) {
 			dev_error = device_named;
 			if (device_named)
 				goto fail;
 			// An automatically chosen device failed: the CPU path gives the same
 			// bytes. One warning line, whatever failed (a build log included).
 			warn("%s; using the CPU path", err_msg());
-			if (pipeline_cpu(chain, &in, &res) < 0)
+			tm.on_cpu = true;
+			if (pipeline_cpu(chain, &in, &res, times) < 0)
 				goto fail;
 		}
-	} else if (pipeline_cpu(chain, &in, &res) < 0) {
+	} else if (pipeline_cpu(chain, &in, &res, times) < 0) {
 		goto fail;
 	}
 
+	// Everything is written before anything is committed, so a failure to encode or write
+	// leaves no file; only a failing commit (a rename) can leave earlier ones in place.
+	tm.encode_ms = now_ms();
 	if (out) {
 		if (drops_alpha)
 			warn("%s output has no alpha channel; alpha dropped", img_format_name(fmt));
 		if (img_encode(out, fmt, &res, &o->write) < 0)
 			goto fail; // out is aborted below: the temporary file goes
+	}
+	if (side_outs_write(sides, nsides, &o->write) < 0)
+		goto fail;
+	if (out) {
 		rc = outfile_commit(out); // frees out, removing the temporary file on failure
 		out = NULL;
 		if (rc < 0)
 			goto fail;
+	}
+	for (int i = 0; i < nsides; i++) {
+		rc = outfile_commit(sides[i].f);
+		sides[i].f = NULL;
+		if (rc < 0)
+			goto fail;
+	}
+	tm.encode_ms = now_ms() - tm.encode_ms;
+	if (o->time) {
+		tm.on_cpu = tm.on_cpu || !dev;
+		time_report(&tm, chain, o->time_json);
 	}
 	status = 0;
 fail:
 	// An OpenCL failure reported as an error: a failed build's log goes with it.
 	if (status && dev_error && ocl_build_log(dev))
 		fputs(ocl_build_log(dev), stderr);
+	for (int i = 0; i < nsides; i++)
+		outfile_abort(sides[i].f);
+	free(sides);
 	outfile_abort(out);
 	img_reader_close(rd);
+	ocl_host_free(dev, in.data);
+	ocl_host_free(dev, res.data);
 	ocl_close(dev);
-	free(in.data);
-	free(res.data);
+	free(tm.stage_ms);
 	return status;
 }
 

@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@
 #include "err.h"
 #include "kernels.h"
 
-// The queue is in order; a later change adds CL_QUEUE_PROFILING_ENABLE here and only here.
+// The queue is in order; ocl_profile() recreates it with CL_QUEUE_PROFILING_ENABLE.
 static const cl_command_queue_properties queue_props = 0;
 
 // Options for every program. Never -cl-fast-relaxed-math: OpenCL must match the CPU path
@@ -51,8 +52,20 @@ struct ocl {
 	char *build_log; // of the last program that failed to build, NULL if none
 	cl_ulong max_alloc_bytes, global_mem_bytes, local_mem_bytes;
 	size_t max_wg, max_item[2]; // work-group size; work-items per dimension
+	cl_uint compute_units;
 	struct ocl_program *programs;
 	struct ocl_kernel *kernels;
+	bool profiling;     // commands keep their events for ocl_timer_take
+	cl_event *events;   // events of the commands queued since the last ocl_timer_take
+	size_t nevents, events_cap;
+	struct ocl_pinned *pinned; // live ocl_host_alloc blocks
+};
+
+// A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
+struct ocl_pinned {
+	struct ocl_pinned *next;
+	cl_mem mem;
+	void *ptr;
 };
 
 struct ocl_buf {
@@ -77,8 +90,9 @@ struct dev {
 // With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
 // CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
-// a device on: in ocl_open clGetDeviceInfo x6 (limits, availability), clCreateContext,
-// clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer; per program
+// a device on: in ocl_open clGetDeviceInfo x7 (limits, availability), clCreateContext,
+// clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer;
+// clEnqueueFillBuffer; per program
 // built clCreateProgramWithSource, clBuildProgram; per kernel first used clCreateKernel,
 // clGetKernelWorkGroupInfo; per ocl_run one clSetKernelArg per argument, then
 // clEnqueueNDRangeKernel; clFinish. Not counted: device enumeration and selection
@@ -533,6 +547,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 		Q(CL_DEVICE_MAX_WORK_GROUP_SIZE, o->max_wg),
 		Q(CL_DEVICE_MAX_WORK_ITEM_SIZES, items), // 3 or more dimensions; we use 2
 		Q(CL_DEVICE_AVAILABLE, available),
+		Q(CL_DEVICE_MAX_COMPUTE_UNITS, o->compute_units),
 	};
 #undef Q
 	// clang-format on
@@ -581,10 +596,28 @@ fail:
 	return NULL;
 }
 
+static void events_release(struct ocl *o)
+{
+	for (size_t i = 0; i < o->nevents; i++)
+		RELEASE(clReleaseEvent, o->events[i]);
+	o->nevents = 0;
+}
+
 void ocl_close(struct ocl *o)
 {
 	if (!o)
 		return;
+	events_release(o);
+	free(o->events);
+	while (o->pinned) {
+		struct ocl_pinned *p = o->pinned;
+
+		o->pinned = p->next;
+		clEnqueueUnmapMemObject(o->queue, p->mem, p->ptr, 0, NULL, NULL);
+		clFinish(o->queue);
+		RELEASE(clReleaseMemObject, p->mem);
+		free(p);
+	}
 	while (o->kernels) {
 		struct ocl_kernel *k = o->kernels;
 
@@ -609,6 +642,119 @@ void ocl_close(struct ocl *o)
 const char *ocl_device_name(const struct ocl *o)
 {
 	return o->name;
+}
+
+// ---- profiling -----------------------------------------------------------------------------
+
+// Where an enqueue call should put its event: a new slot when profiling, else NULL.
+// Called right before the enqueue; event_keep() then counts the slot as used.
+static cl_event *event_slot(struct ocl *o)
+{
+	if (!o->profiling)
+		return NULL;
+	if (o->nevents == o->events_cap) {
+		size_t cap = o->events_cap ? 2 * o->events_cap : 64;
+		cl_event *ev = realloc(o->events, cap * sizeof *ev);
+		if (!ev)
+			return NULL; // this command goes untimed rather than failing
+		o->events = ev;
+		o->events_cap = cap;
+	}
+	return &o->events[o->nevents];
+}
+
+static void event_keep(struct ocl *o, cl_event *slot)
+{
+	if (slot)
+		o->nevents++;
+}
+
+int ocl_profile(struct ocl *o)
+{
+	cl_int e = CL_SUCCESS;
+	cl_command_queue q;
+
+	q = CREATE(&e, clCreateCommandQueue(o->ctx, o->device,
+					    queue_props | CL_QUEUE_PROFILING_ENABLE, &e));
+	if (!q)
+		return fail_cl(e, "clCreateCommandQueue(%s, profiling)", o->name);
+	RELEASE(clReleaseCommandQueue, o->queue);
+	o->queue = q;
+	o->profiling = true;
+	return 0;
+}
+
+int ocl_timer_take(struct ocl *o, double *ms)
+{
+	cl_int e = CL_SUCCESS;
+	double total = 0;
+
+	*ms = 0;
+	if (!o->nevents)
+		return 0;
+	e = CALL(clWaitForEvents((cl_uint)o->nevents, o->events));
+	for (size_t i = 0; i < o->nevents && e == CL_SUCCESS; i++) {
+		cl_ulong start = 0, end = 0;
+		e = CALL(clGetEventProfilingInfo(o->events[i], CL_PROFILING_COMMAND_START,
+						 sizeof start, &start, NULL));
+		if (e == CL_SUCCESS)
+			e = CALL(clGetEventProfilingInfo(o->events[i], CL_PROFILING_COMMAND_END,
+							 sizeof end, &end, NULL));
+		total += (double)(end - start) * 1e-6;
+	}
+	events_release(o);
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clGetEventProfilingInfo");
+	*ms = total;
+	return 0;
+}
+
+// ---- pinned host memory --------------------------------------------------------------------
+
+void *ocl_host_alloc(struct ocl *o, size_t bytes)
+{
+	struct ocl_pinned *p = calloc(1, sizeof *p);
+	cl_int e = CL_SUCCESS;
+
+	if (!p) {
+		err_set("out of memory");
+		return NULL;
+	}
+	p->mem = CREATE(&e, clCreateBuffer(o->ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+					   bytes ? bytes : 1, NULL, &e));
+	if (!p->mem) {
+		fail_cl(e, "clCreateBuffer(%zu pinned bytes)", bytes);
+		free(p);
+		return NULL;
+	}
+	p->ptr = CREATE(&e, clEnqueueMapBuffer(o->queue, p->mem, CL_TRUE,
+					       CL_MAP_READ | CL_MAP_WRITE, 0, bytes ? bytes : 1,
+					       0, NULL, NULL, &e));
+	if (!p->ptr) {
+		fail_cl(e, "clEnqueueMapBuffer(%zu pinned bytes)", bytes);
+		RELEASE(clReleaseMemObject, p->mem);
+		free(p);
+		return NULL;
+	}
+	p->next = o->pinned;
+	o->pinned = p;
+	return p->ptr;
+}
+
+void ocl_host_free(struct ocl *o, void *ptr)
+{
+	for (struct ocl_pinned **pp = o ? &o->pinned : NULL; pp && *pp; pp = &(*pp)->next) {
+		struct ocl_pinned *p = *pp;
+		if (p->ptr != ptr)
+			continue;
+		*pp = p->next;
+		clEnqueueUnmapMemObject(o->queue, p->mem, p->ptr, 0, NULL, NULL);
+		clFinish(o->queue);
+		RELEASE(clReleaseMemObject, p->mem);
+		free(p);
+		return;
+	}
+	free(ptr);
 }
 
 // ---- programs and kernels ------------------------------------------------------------------
@@ -859,6 +1005,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 	struct ocl_kernel *k;
 	size_t global[2], local[2] = {local_w, local_h};
 	cl_ulong local_bytes = 0;
+	cl_event *ev;
 	cl_int e = CL_SUCCESS;
 
 	if (!(k = kernel_get(o, program, kernel)))
@@ -867,6 +1014,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 		const struct ocl_arg *a = &args[i];
 		cl_int iv = a->i;
 		cl_uint uv = a->u;
+		cl_long lv = a->l;
 		cl_mem m;
 
 		switch (a->kind) {
@@ -879,6 +1027,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 			break;
 		case OCL_ARG_INT: e = CALL(clSetKernelArg(k->kern, i, sizeof iv, &iv)); break;
 		case OCL_ARG_UINT: e = CALL(clSetKernelArg(k->kern, i, sizeof uv, &uv)); break;
+		case OCL_ARG_LONG: e = CALL(clSetKernelArg(k->kern, i, sizeof lv, &lv)); break;
 		case OCL_ARG_LOCAL:
 			local_bytes += a->local_bytes;
 			e = CALL(clSetKernelArg(k->kern, i, a->local_bytes, NULL));
@@ -905,9 +1054,21 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 		return err_set("opencl: %s: range %zux%zu is too large", kernel, gw, gh);
 	global[0] = (gw + local[0] - 1) / local[0] * local[0];
 	global[1] = (gh + local[1] - 1) / local[1] * local[1];
-	e = CALL(clEnqueueNDRangeKernel(o->queue, k->kern, 2, NULL, global, local, 0, NULL, NULL));
+	ev = event_slot(o);
+	e = CALL(clEnqueueNDRangeKernel(o->queue, k->kern, 2, NULL, global, local, 0, NULL, ev));
 	if (e != CL_SUCCESS)
 		return fail_cl(e, "clEnqueueNDRangeKernel(%s)", kernel);
+	event_keep(o, ev);
+	return 0;
+}
+
+int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max)
+{
+	struct ocl_kernel *k = kernel_get(o, program, kernel);
+
+	if (!k)
+		return -1;
+	*wg_max = k->wg_max;
 	return 0;
 }
 
@@ -961,22 +1122,57 @@ void ocl_buf_free(struct ocl_buf *b)
 
 int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes)
 {
+	cl_event *ev;
 	cl_int e;
 
 	if (bytes > dst->bytes)
 		return err_set("opencl: upload of %zu bytes into a buffer of %zu", bytes,
 		               dst->bytes);
-	e = CALL(clEnqueueWriteBuffer(o->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, NULL));
-	return e == CL_SUCCESS ? 0 : fail_cl(e, "clEnqueueWriteBuffer(%zu bytes)", bytes);
+	ev = event_slot(o);
+	e = CALL(clEnqueueWriteBuffer(o->queue, dst->mem, CL_TRUE, 0, bytes, src, 0, NULL, ev));
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clEnqueueWriteBuffer(%zu bytes)", bytes);
+	event_keep(o, ev);
+	return 0;
 }
 
 int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes)
 {
+	cl_event *ev;
 	cl_int e;
 
 	if (bytes > src->bytes)
 		return err_set("opencl: download of %zu bytes from a buffer of %zu", bytes,
 		               src->bytes);
-	e = CALL(clEnqueueReadBuffer(o->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, NULL));
-	return e == CL_SUCCESS ? 0 : fail_cl(e, "clEnqueueReadBuffer(%zu bytes)", bytes);
+	ev = event_slot(o);
+	e = CALL(clEnqueueReadBuffer(o->queue, src->mem, CL_TRUE, 0, bytes, dst, 0, NULL, ev));
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clEnqueueReadBuffer(%zu bytes)", bytes);
+	event_keep(o, ev);
+	return 0;
+}
+
+int ocl_zero(struct ocl *o, struct ocl_buf *b, size_t bytes)
+{
+	const cl_uint zero = 0;
+	cl_int e;
+
+	if (bytes > b->bytes || bytes % sizeof zero)
+		return err_set("opencl: cannot zero %zu bytes of a buffer of %zu", bytes, b->bytes);
+	if (bytes == 0)
+		return 0;
+	e = CALL(clEnqueueFillBuffer(o->queue, b->mem, &zero, sizeof zero, 0, bytes, 0, NULL,
+	                             NULL));
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clEnqueueFillBuffer(%zu bytes)", bytes);
+}
+
+struct ocl_limits ocl_get_limits(const struct ocl *o)
+{
+	return (struct ocl_limits){
+	    .local_mem_bytes = o->local_mem_bytes,
+	    .max_wg = o->max_wg ? o->max_wg : 1,
+	    .compute_units = o->compute_units ? o->compute_units : 1,
+	    .item_max = {o->max_item[0] ? o->max_item[0] : 1, o->max_item[1] ? o->max_item[1] : 1},
+	    .max_alloc_bytes = o->max_alloc_bytes,
+	};
 }

@@ -46,18 +46,44 @@ void ocl_buf_free(struct ocl_buf *b); // NULL-safe
 int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes);
 int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes);
 
+// Enqueues setting the first bytes of b (a multiple of 4) to zero; does not wait.
+int ocl_zero(struct ocl *o, struct ocl_buf *b, size_t bytes);
+
+// Device limits, for kernels that size their own work (work-group count, __local memory).
+struct ocl_limits {
+	uint64_t local_mem_bytes; // CL_DEVICE_LOCAL_MEM_SIZE: __local memory per work-group
+	size_t max_wg;            // CL_DEVICE_MAX_WORK_GROUP_SIZE
+	unsigned compute_units;   // CL_DEVICE_MAX_COMPUTE_UNITS, at least 1
+	size_t item_max[2];       // CL_DEVICE_MAX_WORK_ITEM_SIZES of dimensions 0 and 1
+	uint64_t max_alloc_bytes; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer
+};
+struct ocl_limits ocl_get_limits(const struct ocl *o);
+
+// The work-items a work-group of kernel `kernel` of the built program `program` may hold
+// on this device: CL_KERNEL_WORK_GROUP_SIZE, at most max_wg (creates the kernel if needed).
+int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max);
+
 // Kernel arguments, in order, ended by OCL_END.
-enum ocl_arg_kind { OCL_ARG_END = 0, OCL_ARG_BUF, OCL_ARG_INT, OCL_ARG_UINT, OCL_ARG_LOCAL };
+enum ocl_arg_kind {
+	OCL_ARG_END = 0,
+	OCL_ARG_BUF,
+	OCL_ARG_INT,
+	OCL_ARG_UINT,
+	OCL_ARG_LONG,
+	OCL_ARG_LOCAL
+};
 struct ocl_arg {
 	enum ocl_arg_kind kind;
 	struct ocl_buf *buf; // OCL_ARG_BUF
 	int32_t i;           // OCL_ARG_INT
 	uint32_t u;          // OCL_ARG_UINT
+	int64_t l;           // OCL_ARG_LONG (OpenCL C long)
 	size_t local_bytes;  // OCL_ARG_LOCAL: __local memory of this size
 };
 #define OCL_BUF(b) ((struct ocl_arg){ .kind = OCL_ARG_BUF, .buf = (b) })
 #define OCL_INT(v) ((struct ocl_arg){ .kind = OCL_ARG_INT, .i = (int32_t)(v) })
 #define OCL_UINT(v) ((struct ocl_arg){ .kind = OCL_ARG_UINT, .u = (uint32_t)(v) })
+#define OCL_LONG(v) ((struct ocl_arg){ .kind = OCL_ARG_LONG, .l = (int64_t)(v) })
 #define OCL_LOCAL(n) ((struct ocl_arg){ .kind = OCL_ARG_LOCAL, .local_bytes = (n) })
 #define OCL_END ((struct ocl_arg){ .kind = OCL_ARG_END })
 
@@ -68,7 +94,21 @@ struct ocl_arg {
 int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
 	    size_t local_w, size_t local_h, const struct ocl_arg *args);
 
+
 // Waits for everything queued; reports errors that surface at completion.
 int ocl_finish(struct ocl *o);
+
+// Profiling (--time). ocl_profile recreates the queue with profiling on; call it before
+// anything is queued. Then ocl_timer_take waits for the commands queued since its last
+// call and sets *ms to the sum of their device execution times (0 when none).
+int ocl_profile(struct ocl *o);
+int ocl_timer_take(struct ocl *o, double *ms);
+
+// Pinned (page-locked) host memory, which the device reads and writes at full speed:
+// a CL_MEM_ALLOC_HOST_PTR buffer kept mapped. NULL with err set on failure.
+// ocl_host_free frees a block from ocl_host_alloc, or free()s any other pointer (so one
+// call frees either kind; o may be NULL for plain memory). Free blocks before ocl_close.
+void *ocl_host_alloc(struct ocl *o, size_t bytes);
+void ocl_host_free(struct ocl *o, void *ptr);
 
 #endif

@@ -4,10 +4,14 @@
 // the CPU path can always run in its place.
 #include "pipeline.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "err.h"
+#include "io/io.h"
 #include "ocl.h"
 
 #define FREE(p) (free(p), (p) = NULL)
@@ -85,20 +89,14 @@ int chain_parse(struct chain *c, int n, char *const *tokens)
 	return 0;
 }
 
-// Checks one image of the chain against the limits; what names it in the message.
-static int geom_check(const struct chain *c, const struct geom *g, const char *what)
+// Prefixes err with the stage's token, shortened when long (a custom kernel can be
+// thousands of numbers), and returns -1.
+static int stage_err(const struct chain_stage *s)
 {
-	if (g->ch < 1 || g->ch > 4)
-		return err_set("%s: %d channels (1 to 4 are possible)", what, g->ch);
-	if (g->w < 1 || g->h < 1)
-		return err_set("%s: an empty %dx%d image", what, g->w, g->h);
-	if (g->w > IMG_MAX_SIDE || g->h > IMG_MAX_SIDE)
-		return err_set("%s: %dx%d exceeds the %d-pixel side limit", what, g->w, g->h,
-			       IMG_MAX_SIDE);
-	if (c->max_pixels && (uint64_t)g->w * (uint64_t)g->h > c->max_pixels)
-		return err_set("%s: %dx%d exceeds --max-pixels (%llu)", what, g->w, g->h,
-			       (unsigned long long)c->max_pixels);
-	return 0;
+	const int max = 48;
+	if (strlen(s->token) <= (size_t)max)
+		return err_prefix("%s", s->token);
+	return err_prefix("%.*s...", max - 3, s->token);
 }
 
 int chain_plan(struct chain *c, const struct geom *in)
@@ -106,22 +104,44 @@ int chain_plan(struct chain *c, const struct geom *in)
 	struct geom g = *in;
 	uint64_t host;
 	c->in = *in;
-	if (geom_check(c, in, "input") < 0)
-		return -1;
+	// The readers check the input; callers that build images themselves get the same.
+	if (in->ch < 1 || in->ch > 4 || in->w < 1 || in->h < 1 || in->w > IMG_MAX_SIDE ||
+	    in->h > IMG_MAX_SIDE)
+		return err_set("the input is %dx%d with %d channels (1 to %d pixels a side and 1 "
+			       "to 4 channels are possible)",
+			       in->w, in->h, in->ch, IMG_MAX_SIDE);
 	c->max_bytes = geom_bytes(in);
+	c->side_bytes = 0;
+	FREE(c->side);
 	for (int i = 0; i < c->n; i++) {
 		struct chain_stage *s = &c->st[i];
 		s->in = g;
+		s->side = NULL;
 		memset(&s->plan, 0, sizeof s->plan);
 		if (s->ops->plan(s->params, &g, &s->plan) < 0)
-			return err_prefix("%s", s->token);
+			return stage_err(s);
+		// a stage without run_cpu only measures; side outputs are arrays of uint32_t
+		if ((!s->ops->run_cpu && !s->plan.passthrough) || s->plan.side_bytes % 4 ||
+		    (s->plan.side_bytes && !s->ops->side_cpu))
+			return err_set("%s: internal error: inconsistent stage plan", s->token);
 		if (s->plan.passthrough)
 			s->plan.out = g;
 		g = s->plan.out;
-		if (geom_check(c, &g, "output") < 0)
-			return err_prefix("%s (stage %d)", s->token, i + 1);
+		if (g.ch < 1 || g.ch > 4 || g.w < 1 || g.h < 1)
+			return err_set("%s: the output would be %dx%d with %d channels", s->token,
+				       g.w, g.h, g.ch);
+		if (g.w > IMG_MAX_SIDE || g.h > IMG_MAX_SIDE)
+			return err_set("%s: the output would be %dx%d pixels; sides are limited to %d",
+				       s->token, g.w, g.h, IMG_MAX_SIDE);
+		if (c->max_pixels && (uint64_t)g.w * (uint64_t)g.h > c->max_pixels)
+			return err_set("%s: the output would be %dx%d = %llu pixels, more than "
+				       "--max-pixels %llu",
+				       s->token, g.w, g.h, (unsigned long long)g.w * (unsigned long long)g.h,
+				       (unsigned long long)c->max_pixels);
 		if (geom_bytes(&g) > c->max_bytes)
 			c->max_bytes = geom_bytes(&g);
+		s->side_offset = c->side_bytes;
+		c->side_bytes += s->plan.side_bytes;
 	}
 	c->out = g;
 	// Every image is at most 65535 x 65535 x 4 bytes (16 GiB), so the sum cannot overflow
@@ -133,14 +153,27 @@ int chain_plan(struct chain *c, const struct geom *in)
 			       "can address",
 			       (unsigned long long)host);
 	c->host_bytes = geom_bytes(in) + 2 * c->max_bytes;
+	if (c->side_bytes) {
+		c->side = calloc(1, c->side_bytes);
+		if (!c->side)
+			return err_set("out of memory");
+		for (int i = 0; i < c->n; i++)
+			if (c->st[i].plan.side_bytes)
+				c->st[i].side = (char *)c->side + c->st[i].side_offset;
+	}
 	return 0;
 }
 
 void chain_free(struct chain *c)
 {
-	for (int i = 0; i < c->n; i++)
-		free(c->st[i].params);
+	for (int i = 0; i < c->n; i++) {
+		const struct chain_stage *s = &c->st[i];
+		if (s->params && s->ops && s->ops->free_params)
+			s->ops->free_params(s->params);
+		free(s->params);
+	}
 	FREE(c->st);
+	FREE(c->side);
 	c->n = 0;
 }
 
@@ -174,6 +207,8 @@ static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img 
 	r->cur = in->data;
 	r->g = c->in;
 	r->next = 0;
+	if (c->side)
+		memset(c->side, 0, c->side_bytes);
 	r->buf[0] = malloc(c->max_bytes);
 	r->buf[1] = malloc(c->max_bytes);
 	if (!r->buf[0] || !r->buf[1]) {
@@ -187,8 +222,11 @@ static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img 
 static void cpu_step(struct cpu_run *r, const struct chain_stage *s)
 {
 	struct img in = { r->g.w, r->g.h, r->g.ch, (uint8_t *)r->cur };
+	if (s->plan.side_bytes)
+		s->ops->side_cpu(s->params, &in, s->side);
 	if (s->plan.passthrough) {
-		s->ops->run_cpu(s->params, &in, NULL);
+		if (s->ops->run_cpu)
+			s->ops->run_cpu(s->params, &in, NULL);
 		return;
 	}
 	struct img out = { s->plan.out.w, s->plan.out.h, s->plan.out.ch, r->buf[r->next] };
@@ -215,13 +253,25 @@ static int cpu_finish(struct cpu_run *r, struct img *out)
 	return out->data ? 0 : err_set("out of memory");
 }
 
-int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out)
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
+		 struct run_times *t)
 {
 	struct cpu_run r;
 	if (cpu_start(&r, c, in) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++) {
+		double t0 = t ? now_ms() : 0;
 		cpu_step(&r, &c->st[i]);
+		if (t)
+			t->stage_ms[i] = now_ms() - t0;
+	}
 	return cpu_finish(&r, out);
 }
 
@@ -232,38 +282,67 @@ struct cl_run {
 	struct ocl_buf *buf[2];
 	int cur; // buf[cur] holds the current image
 	struct geom g;
+	struct ocl_buf *side; // every stage's side output, laid out as chain.side; or NULL
 };
 
 static void cl_release(struct cl_run *r)
 {
 	ocl_buf_free(r->buf[0]);
 	ocl_buf_free(r->buf[1]);
-	r->buf[0] = r->buf[1] = NULL;
+	ocl_buf_free(r->side);
+	r->buf[0] = r->buf[1] = r->side = NULL;
 }
 
-static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in)
+// Whether the stage can run on OpenCL: every CPU hook it has has its OpenCL twin.
+static bool stage_has_cl(const struct stage_ops *ops)
+{
+	return (!ops->run_cpu || ops->run_cl) && (!ops->side_cpu || ops->side_cl);
+}
+
+static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in,
+		    struct run_times *t)
 {
 	const char *programs[64];
 	int n = chain_programs(c, programs, 64);
+	double t0 = now_ms();
 	*r = (struct cl_run){ .ocl = o, .g = c->in };
 	if (ocl_build(o, programs, n) < 0)
 		return -1;
+	if (t)
+		t->build_ms = now_ms() - t0;
 	r->buf[0] = ocl_buf_new(o, c->max_bytes);
 	r->buf[1] = r->buf[0] ? ocl_buf_new(o, c->max_bytes) : NULL;
-	if (!r->buf[1] || ocl_upload(o, r->buf[0], in->data, img_bytes(in)) < 0) {
-		cl_release(r);
-		return -1;
+	if (!r->buf[1] || ocl_upload(o, r->buf[0], in->data, img_bytes(in)) < 0)
+		goto fail;
+	if (t && ocl_timer_take(o, &t->upload_ms) < 0)
+		goto fail;
+	if (c->side_bytes) {
+		r->side = ocl_buf_new(o, c->side_bytes);
+		if (!r->side || ocl_zero(o, r->side, c->side_bytes) < 0)
+			goto fail;
+		if (t && ocl_timer_take(o, &(double){ 0 }) < 0) // the zeroing is no stage's time
+			goto fail;
 	}
 	return 0;
+fail:
+	cl_release(r);
+	return -1;
 }
 
 static int cl_step(struct cl_run *r, const struct chain_stage *s)
 {
-	struct stage_cl sc = { r->ocl, r->buf[r->cur], NULL, r->g, s->plan.out };
+	struct stage_cl sc = { .ocl = r->ocl, .in = r->buf[r->cur], .gin = r->g,
+			       .gout = s->plan.out };
 	if (!s->plan.passthrough)
 		sc.out = r->buf[r->cur ^ 1];
-	if (s->ops->run_cl(s->params, &sc) < 0)
-		return err_prefix("%s", s->token);
+	if (s->plan.side_bytes) {
+		sc.side = r->side;
+		sc.side_offset = s->side_offset;
+		if (s->ops->side_cl(s->params, &sc) < 0)
+			return stage_err(s);
+	}
+	if (s->ops->run_cl && s->ops->run_cl(s->params, &sc) < 0)
+		return stage_err(s);
 	if (!s->plan.passthrough) {
 		r->cur ^= 1;
 		r->g = s->plan.out;
@@ -271,33 +350,41 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 	return 0;
 }
 
-int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out)
+int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
+		struct run_times *t)
 {
 	struct cl_run r;
 	int rc = -1;
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
 	for (int i = 0; i < c->n; i++)
-		if (!c->st[i].ops->run_cl)
+		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path", c->st[i].token);
-	if (cl_start(&r, c, o, in) < 0)
+	if (cl_start(&r, c, o, in, t) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++)
+	for (int i = 0; i < c->n; i++) {
 		if (cl_step(&r, &c->st[i]) < 0)
 			goto fail;
+		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
+			goto fail;
+	}
 	// The blocking download would wait too; clFinish names a failure of the kernels.
 	if (ocl_finish(o) < 0)
 		goto fail;
-	out->data = malloc(geom_bytes(&c->out));
-	if (!out->data) {
-		err_set("out of memory");
+	out->data = ocl_host_alloc(o, geom_bytes(&c->out));
+	if (!out->data)
 		goto fail;
-	}
 	if (ocl_download(o, r.buf[r.cur], out->data, geom_bytes(&c->out)) < 0)
+		goto fail;
+	if (c->side_bytes && ocl_download(o, r.side, c->side, c->side_bytes) < 0)
+		goto fail;
+	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
 	rc = 0;
 fail:
-	if (rc < 0)
-		FREE(out->data);
+	if (rc < 0) {
+		ocl_host_free(o, out->data);
+		out->data = NULL;
+	}
 	cl_release(&r);
 	return rc;
 }
@@ -322,6 +409,31 @@ static int compare(const struct chain_stage *s, int index, const struct geom *g,
 	return 0;
 }
 
+// 0 when the side outputs from the device (cl, laid out as c->side) equal the CPU's in
+// c->side, else 1 with the first difference in err.
+static int compare_side(const struct chain *c, const void *cl)
+{
+	for (int k = 0; k < c->n; k++) {
+		const struct chain_stage *s = &c->st[k];
+		const uint32_t *a = (const uint32_t *)((const char *)cl + s->side_offset);
+		const uint32_t *b = s->side;
+		char where[96];
+		for (size_t i = 0; i < s->plan.side_bytes / 4; i++) {
+			if (a[i] == b[i])
+				continue;
+			if (s->ops->side_where)
+				s->ops->side_where(s->params, &s->in, i, where, sizeof where);
+			else
+				snprintf(where, sizeof where, "word %zu", i);
+			err_set("verify: stage %d (%s): OpenCL and CPU differ at %s: opencl %u, "
+				"cpu %u",
+				k + 1, s->token, where, (unsigned)a[i], (unsigned)b[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, struct img *out)
 {
 	struct cpu_run cpu;
@@ -331,16 +443,17 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
 	for (int i = 0; i < c->n; i++)
-		if (!c->st[i].ops->run_cl)
+		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path to verify", c->st[i].token);
 	if (cpu_start(&cpu, c, in) < 0)
 		return -1;
-	check = malloc(c->max_bytes);
+	// room for the largest image, and then for all side outputs
+	check = malloc(c->max_bytes > c->side_bytes ? c->max_bytes : c->side_bytes);
 	if (!check) {
 		err_set("out of memory");
 		goto fail;
 	}
-	if (cl_start(&cl, c, o, in) < 0)
+	if (cl_start(&cl, c, o, in, NULL) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct chain_stage *s = &c->st[i];
@@ -352,6 +465,14 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 		if (ocl_download(o, cl.buf[cl.cur], check, geom_bytes(&cl.g)) < 0)
 			goto fail;
 		if (compare(s, i, &cl.g, check, cpu.cur)) {
+			rc = 1;
+			goto fail;
+		}
+	}
+	if (c->side_bytes) {
+		if (ocl_download(o, cl.side, check, c->side_bytes) < 0)
+			goto fail;
+		if (compare_side(c, check)) {
 			rc = 1;
 			goto fail;
 		}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The chain of stages: parsed from argv tokens, planned for an input geometry before any
 // pixel is decoded, then run on the CPU (the reference), on an OpenCL device, or on both
-// with a byte-for-byte comparison after every stage (--verify).
+// with a byte-for-byte comparison after every stage (--verify). Stages' side outputs (see
+// stages/stage.h) live in the chain: after a run, st[i].side holds stage i's.
 #ifndef CLIMG_PIPELINE_H
 #define CLIMG_PIPELINE_H
 
@@ -19,6 +20,8 @@ struct chain_stage {
 	void *params;      // ops->params_size bytes, owned by the chain
 	struct geom in;    // set by chain_plan
 	struct stage_plan plan;
+	size_t side_offset; // where this stage's side output starts in chain.side, in bytes
+	void *side;         // plan.side_bytes bytes in chain.side (NULL when none), filled by a run
 };
 
 // The most stages one chain may have: enough for any real use, and a bound on the
@@ -33,20 +36,24 @@ struct chain {
 	// caller between chain_parse and chain_plan; 0 = none. Every stage's output must also
 	// be 1..IMG_MAX_SIDE pixels a side, so a chain that grows the image is refused by
 	// chain_plan, before anything is allocated.
-	uint64_t max_pixels;
 	struct geom in, out; // set by chain_plan
 	size_t max_bytes;    // the largest image anywhere in the chain, set by chain_plan
 	size_t host_bytes;   // host memory the CPU path needs: the input and two buffers of
 	                     // max_bytes (--verify one more), set by chain_plan
+	uint64_t max_pixels; // set by the caller after chain_parse: the largest area any stage
+			     // may output (--max-pixels); 0 = no area limit
+	void *side;          // every stage's side output, one after another; owned by the chain
+	size_t side_bytes;   // their total, set by chain_plan
 };
 
 // Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c; at most CHAIN_MAX_STAGES. -1 with
 // err set naming the bad token; c is then already freed.
 int chain_parse(struct chain *c, int n, char *const *tokens);
 
-// Computes every stage's input and output geometry for an input of geometry in, and the
-// memory the run needs. -1 with err set ("rotate:45: output 70000x70000 exceeds the
-// 65535-pixel side limit") when a stage refuses its input or an image would break a limit.
+// Computes every stage's input and output geometry for an input of geometry in, the
+// memory the run needs, and allocates the side outputs. -1 with err set naming the stage
+// when a stage refuses the input or its output would exceed 65535 pixels a side or
+// c->max_pixels in area (a stage such as rotate can grow the image).
 int chain_plan(struct chain *c, const struct geom *in);
 
 void chain_free(struct chain *c);
@@ -54,17 +61,30 @@ void chain_free(struct chain *c);
 // The distinct OpenCL programs the chain needs, at most max; returns how many.
 int chain_programs(const struct chain *c, const char **programs, int max);
 
+// What a run records of its phases for --time, in milliseconds: device execution time
+// from OpenCL profiling events on the device (the queue must have profiling on, see
+// ocl_profile), the host clock on the CPU path. build_ms is host time of ocl_build.
+struct run_times {
+	double build_ms, upload_ms, download_ms;
+	double *stage_ms; // c->n entries, provided by the caller
+};
+
 // Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
-// (free() it) and holds c->out.
-int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out);
+// (free() it) and holds c->out; the side outputs are in c->side. t may be NULL.
+int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
+		 struct run_times *t);
 
 // Runs the planned chain on the device: one upload, every stage on one in-order queue
-// with two device buffers in turn, one download. Same contract as pipeline_cpu.
-int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out);
+// with two device buffers in turn, one download of the image and one of all side outputs.
+// out->data is pinned host memory from ocl_host_alloc (free it with ocl_host_free).
+// t may be NULL.
+int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
+		struct run_times *t);
 
-// Runs both paths and compares the image after every stage. Returns 0 when identical
-// (out then holds the result), 1 on the first difference (err holds the stage, x, y,
-// channel and both values), -1 on failure.
+// Runs both paths and compares the image after every stage, and the side outputs at the
+// end. Returns 0 when identical (out and c->side then hold the result), 1 on the first
+// difference (err holds the stage, then x, y, channel or the side output's word, and both
+// values), -1 on failure.
 int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in,
 		    struct img *out);
 

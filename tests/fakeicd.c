@@ -83,6 +83,7 @@ static cl_int CL_API_CALL device_info(cl_device_id d, cl_device_info what, size_
 				      void *value, size_t *size_ret)
 {
 	const cl_ulong mem = (cl_ulong)1 << 30, local = 49152;
+	const cl_uint units = 16;
 	const size_t wg = 256, items[3] = {256, 256, 64};
 	const cl_device_type type = CL_DEVICE_TYPE_GPU;
 	const cl_bool yes = CL_TRUE;
@@ -101,6 +102,7 @@ static cl_int CL_API_CALL device_info(cl_device_id d, cl_device_info what, size_
 	case CL_DEVICE_MAX_WORK_ITEM_SIZES:
 		return answer(items, sizeof items, size, value, size_ret);
 	case CL_DEVICE_AVAILABLE: return answer(&yes, sizeof yes, size, value, size_ret);
+	case CL_DEVICE_MAX_COMPUTE_UNITS: return answer(&units, sizeof units, size, value, size_ret);
 	default: return CL_INVALID_VALUE;
 	}
 	return answer(s, strlen(s) + 1, size, value, size_ret);

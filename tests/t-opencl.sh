@@ -16,7 +16,9 @@ fi
 echo "device: $("$CLIMG" --list-devices | head -n 1)"
 
 CHAINS="rotate:90|rotate:180|rotate:270|transpose|rotate:90 rotate:180 transpose rotate:-90|grey|grey:bt709 rotate:90|grey:avg transpose rotate:180|transpose grey rotate:270"
-for size in 1x1 1x17 17x1 13x7 640x480 1031x769; do
+# 4x4, 12x8, 132x36 and 1036x772 take the word-wide kernels (sides multiples of 4) with
+# partial tiles; the others the byte-wise ones.
+for size in 1x1 1x17 17x1 13x7 4x4 12x8 132x36 640x480 1031x769 1036x772; do
 	w=${size%x*}
 	h=${size#*x}
 	for ch in 1 2 3 4; do
@@ -62,3 +64,11 @@ expect_exit 1 "no ICD with --device" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --de
 expect_exit 1 "no ICD with --verify" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --verify "$D/in-13x7-3.png" -o "$D/fb2.png"
 expect_exit 0 "no ICD: --list-devices" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --list-devices
 check "no ICD: list says none" grep -q 'no OpenCL devices' "$T/out"
+
+# ---- --time on the device: profiling events for every phase ------------------------------------
+expect_exit 0 "--time on the device" "$CLIMG" "$D/in-640x480-3.png" grey rotate:90 --time -o "$D/t.png"
+for phase in decode build upload " 1 grey" " 2 rotate:90" download encode total; do
+	expect_stderr "device --time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
+done
+"$CLIMG" --cpu "$D/in-640x480-3.png" grey rotate:90 -o "$D/t0.png"
+check "device --time gives the CPU bytes" cmp "$D/t.png" "$D/t0.png"

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // C unit tests: the number parsers, the chain parser and planner, and each stage's CPU
-// reference on tiny images with hand-computed results. Prints one "PASS name" or
+// reference on tiny images with hand-computed results (the histogram's side output, CSV
+// and plot included). Prints one "PASS name" or
 // "FAIL name: ..." line per check; tests/run.sh counts them.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,9 @@
 #include "../src/err.h"
 #include "../src/parse.h"
 #include "../src/pipeline.h"
+#include "../src/stages/convolve.h"
+#include "../src/stages/histogram.h"
+#include "../src/stages/rotate.h"
 
 static int failures;
 
@@ -64,12 +69,23 @@ static void test_chain_parse(void)
 {
 	static const char *const good[] = { "grey", "grey:bt601", "grey:bt709", "grey:avg",
 					    "rotate:90", "rotate:-90", "rotate:450", "rotate:0",
-					    "rotate:180.0", "rotate:-720", "transpose", NULL };
+					    "rotate:180.0", "rotate:-720", "rotate:30",
+					    "rotate:-0.5", "rotate:1e300", "rotate:30:nearest",
+					    "rotate:30:bilinear:crop", "rotate:30:crop:nearest:bg=7",
+					    "rotate:30:bg=#ff000080:expand", "rotate:30:bg=#A0b0C0",
+					    "rotate:90:crop:bg=255", "transpose", NULL };
 	static const char *const bad[] = { "", ":", "nosuch", "Grey", "grey:", "grey:foo",
-					   "grey:avg:avg", "rotate", "rotate:", "rotate:30",
-					   "rotate:abc", "rotate:90abc", "rotate:0x1p3",
-					   "rotate: 90", "rotate:1e309", "rotate:nan",
-					   "rotate:90:90", "transpose:1", NULL };
+					   "grey:avg:avg", "rotate", "rotate:", "rotate:abc",
+					   "rotate:90abc", "rotate:0x1p3", "rotate: 90",
+					   "rotate:1e309", "rotate:1e999", "rotate:nan", "rotate:inf",
+					   "rotate:90:90", "rotate:30:", "rotate:30:cubic",
+					   "rotate:30:nearest:bilinear", "rotate:30:nearest:nearest",
+					   "rotate:30:crop:expand", "rotate:30:bg=1:bg=1",
+					   "rotate:30:bg=", "rotate:30:bg=256", "rotate:30:bg=-1",
+					   "rotate:30:bg=#ff00", "rotate:30:bg=#ff00000",
+					   "rotate:30:bg=#gg0000", "rotate:30:bg=ff0000",
+					   "rotate:30:bg=#ff0000ff00", "rotate:30:BG=1", "transpose:1",
+					   NULL };
 	char name[80];
 	for (int i = 0; good[i]; i++) {
 		snprintf(name, sizeof name, "chain accepts '%s'", good[i]);
@@ -93,7 +109,7 @@ static struct img run_chain(int n, const char **tokens, const struct img *in)
 	struct img out = { 0 };
 	struct geom g = { in->w, in->h, in->ch };
 	if (chain_parse(&c, n, (char **)tokens) < 0 || chain_plan(&c, &g) < 0 ||
-	    pipeline_cpu(&c, in, &out) < 0) {
+	    pipeline_cpu(&c, in, &out, NULL) < 0) {
 		printf("FAIL run_chain: %s\n", err_msg());
 		failures++;
 		exit(1);
@@ -180,6 +196,463 @@ static void test_geometry(void)
 	free(o.data);
 }
 
+// ---- convolve ------------------------------------------------------------------------
+
+// Runs one stage token on the CPU.
+static struct img run_one(const char *token, const struct img *in)
+{
+	const char *t[] = { token };
+	return run_chain(1, t, in);
+}
+
+// The expected 5x5 results below were worked out from the issue's border diagrams with the
+// contract out = floor((acc + floor(D/2)) / D); e.g. kernel 1..9 (D = 45), replicate,
+// (0,0): rows 0 0 10 / 0 0 10 / 40 40 50 give 30 + 60 + 1050 = 1140, (1140 + 22) / 45 = 25;
+// wrap, (0,0): 240 200 210 / 250 0 10 / 80 40 50 give 3660 -> 81; zero, (4,4): 530 + 2120
+// = 2650 -> 59; reflect, (4,0): 70 80 70 / 30 250 30 / 70 80 70 give 3750 -> 83.
+static void test_convolve_borders(void)
+{
+	static uint8_t px[25] = { 0,   10,  20,  30,  250, 40,  50,  60,  70,  80,  90,  100, 110,
+				  120, 130, 140, 150, 160, 170, 180, 200, 210, 220, 230, 240 };
+	static const char *const modes[] = { "replicate", "reflect", "wrap", "zero" };
+	// kernel=1,2,3,4,5,6,7,8,9 (not separable: the 2-D path)
+	static const uint8_t k19[4][25] = {
+		{ 25, 33, 43, 95, 133, 65, 73, 83, 107, 122, 114, 121, 131, 141, 147, 169, 177, 187,
+		  197, 203, 196, 203, 213, 223, 229 },
+		{ 33, 38, 48, 86, 83, 68, 73, 83, 107, 104, 117, 121, 131, 141, 143, 172, 177, 187,
+		  197, 199, 167, 171, 181, 191, 193 },
+		{ 81, 59, 69, 107, 93, 81, 73, 83, 107, 92, 125, 121, 131, 141, 131, 180, 177, 187,
+		  197, 187, 133, 97, 107, 159, 144 },
+		{ 18, 31, 40, 76, 56, 48, 73, 83, 107, 69, 83, 121, 131, 141, 89, 124, 177, 187, 197,
+		  122, 66, 91, 96, 100, 59 },
+	};
+	// kernel=1,2,1,2,4,2,1,2,1 (rank one: the two-pass path), D = 16
+	static const uint8_t g121[4][25] = {
+		{ 13, 20, 30, 79, 166, 45, 53, 63, 86, 119, 93, 100, 110, 120, 128, 145, 153, 163,
+		  173, 180, 188, 195, 205, 215, 223 },
+		{ 25, 30, 40, 76, 108, 48, 53, 63, 86, 104, 95, 100, 110, 120, 125, 148, 153, 163,
+		  173, 178, 175, 180, 190, 200, 205 },
+		{ 99, 70, 80, 116, 140, 68, 53, 63, 86, 96, 103, 100, 110, 120, 118, 155, 153, 163,
+		  173, 170, 161, 145, 155, 178, 189 },
+		{ 9, 18, 25, 59, 81, 34, 53, 63, 86, 86, 70, 100, 110, 120, 95, 109, 153, 163, 173,
+		  134, 103, 143, 150, 158, 122 },
+	};
+	struct img in = { 5, 5, 1, px }, o;
+	char tok[96], name[96];
+	for (int m = 0; m < 4; m++) {
+		snprintf(tok, sizeof tok, "convolve:kernel=1,2,3,4,5,6,7,8,9:border=%s", modes[m]);
+		o = run_one(tok, &in);
+		snprintf(name, sizeof name, "convolve 5x5 by hand, 3x3 kernel, border=%s", modes[m]);
+		CHECK(name, img_is(&o, 5, 5, 1, k19[m]));
+		free(o.data);
+		snprintf(tok, sizeof tok, "convolve:kernel=1,2,1,2,4,2,1,2,1:border=%s", modes[m]);
+		o = run_one(tok, &in);
+		snprintf(name, sizeof name, "convolve 5x5 by hand, separable kernel, border=%s",
+			 modes[m]);
+		CHECK(name, img_is(&o, 5, 5, 1, g121[m]));
+		free(o.data);
+	}
+}
+
+// An impulse comes out as the kernel turned by 180 degrees (correlation): with norm=255,
+// out(X - dx, Y - dy) = k[dy][dx] exactly.
+static void test_convolve_impulse(void)
+{
+	static const char *const kernels[] = {
+		"convolve:kernel=1,2,3,4,5,6,7,8,9:norm=255",
+		"convolve:kernel=1,2,3,2,4,6,3,6,9:norm=255", // rank one
+		"convolve:kernel=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25:"
+		"norm=255",
+		NULL,
+	};
+	uint8_t px[9 * 9] = { 0 };
+	struct img in = { 9, 9, 1, px };
+	char name[96];
+	px[4 * 9 + 4] = 255;
+	for (int t = 0; kernels[t]; t++) {
+		struct img o = run_one(kernels[t], &in);
+		const char *list = strchr(kernels[t], '=') + 1;
+		int n = t == 2 ? 5 : 3, r = n / 2, ok = 1, k[25];
+		for (int i = 0; i < n * n; i++)
+			k[i] = (int)strtol(list, (char **)&list, 10), list++;
+		for (int y = 0; y < 9; y++)
+			for (int x = 0; x < 9; x++) {
+				int dx = 4 - x, dy = 4 - y, want = 0;
+				if (dx >= -r && dx <= r && dy >= -r && dy <= r)
+					want = k[(dy + r) * n + dx + r];
+				ok &= o.data[y * 9 + x] == want;
+			}
+		snprintf(name, sizeof name, "convolve impulse response is the kernel turned (%dx%d%s)",
+			 n, n, t == 1 ? ", separable" : "");
+		CHECK(name, ok);
+		free(o.data);
+	}
+}
+
+static void test_convolve_identities(void)
+{
+	static const char *const ids[] = { "convolve:identity",
+					   "convolve:kernel=0,0,0,0,1,0,0,0,0:border=wrap",
+					   "convolve:kernel=0,0,0,0,2,0,0,0,0:norm=2:border=zero",
+					   "convolve:box:size=1:border=reflect",
+					   "convolve:gauss:radius=0",
+					   NULL };
+	static const char *const normed[] = { "convolve:box",
+					      "convolve:box:size=5:border=wrap",
+					      "convolve:gauss:sigma=2",
+					      "convolve:gauss:sigma=0.5:border=reflect",
+					      "convolve:sharpen",
+					      "convolve:emboss:border=wrap",
+					      "convolve:kernel=0.05,0.1,0.05,0.1,0.4,0.1,0.05,0.1,0.05",
+					      "convolve:kernel=1,-2,3,-4,5.5,-6,7,-8,9.25:border=reflect",
+					      NULL };
+	uint8_t noise[13 * 7 * 4], flat[13 * 7 * 4];
+	uint32_t v = 12345;
+	char name[128];
+	for (size_t i = 0; i < sizeof noise; i++) {
+		v ^= v << 13, v ^= v >> 17, v ^= v << 5;
+		noise[i] = (uint8_t)(v >> 24);
+		flat[i] = 77;
+	}
+	for (int ch = 1; ch <= 4; ch++) {
+		struct img in = { 13, 7, ch, noise }, cin = { 13, 7, ch, flat };
+		for (int t = 0; ids[t]; t++) {
+			struct img o = run_one(ids[t], &in);
+			snprintf(name, sizeof name, "%s changes nothing (%d channels)", ids[t], ch);
+			CHECK(name, img_is(&o, 13, 7, ch, noise));
+			free(o.data);
+		}
+		for (int t = 0; normed[t]; t++) {
+			struct img o = run_one(normed[t], &cin);
+			snprintf(name, sizeof name, "%s keeps a constant image (%d channels)", normed[t],
+				 ch);
+			CHECK(name, img_is(&o, 13, 7, ch, flat));
+			free(o.data);
+		}
+	}
+	// alpha passes through: box on RGBA noise keeps every fourth byte
+	struct img in4 = { 13, 7, 4, noise }, o = run_one("convolve:box:size=5", &in4);
+	int ok = 1;
+	for (int i = 3; i < 13 * 7 * 4; i += 4)
+		ok &= o.data[i] == noise[i];
+	CHECK("convolve keeps alpha", ok);
+	free(o.data);
+}
+
+static void test_convolve_values(void)
+{
+	// sobel-x with bias=128 on rows 10 20 30 40 50: 168 208 208 208 168 (the man page's
+	// worked example: (30 - 10) * 4 + 128 = 208; replicate at the edges: 10 * 4 + 128)
+	uint8_t ramp[15] = { 10, 20, 30, 40, 50, 10, 20, 30, 40, 50, 10, 20, 30, 40, 50 };
+	struct img in = { 5, 3, 1, ramp }, o = run_one("convolve:sobel-x:bias=128", &in);
+	CHECK("sobel-x bias=128 on a ramp: the documented values",
+	      img_is(&o, 5, 3, 1,
+		     (uint8_t[]){ 168, 208, 208, 208, 168, 168, 208, 208, 208, 168, 168, 208, 208,
+				  208, 168 }));
+	free(o.data);
+	o = run_one("convolve:sobel-y:bias=128", &in);
+	CHECK("sobel-y on a horizontal ramp is flat", img_is(&o, 5, 3, 1, (uint8_t[]){
+		128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128, 128 }));
+	free(o.data);
+
+	// rounding: half up, one step; saturation
+	uint8_t p5[5] = { 0, 1, 2, 3, 255 };
+	struct img row = { 5, 1, 1, p5 };
+	o = run_one("convolve:kernel=1:norm=2", &row);
+	CHECK("p / 2 rounds half up", img_is(&o, 5, 1, 1, (uint8_t[]){ 0, 1, 1, 2, 128 }));
+	free(o.data);
+	o = run_one("convolve:kernel=-1:norm=2:bias=1", &row);
+	// 1, 0.5 -> 1, 0, -0.5 -> 0, -126.5 -> 0
+	CHECK("1 - p / 2 rounds half up and saturates at 0",
+	      img_is(&o, 5, 1, 1, (uint8_t[]){ 1, 1, 0, 0, 0 }));
+	free(o.data);
+	o = run_one("convolve:kernel=1:norm=-2:bias=100", &row);
+	// 100, 99.5 -> 100, 99, 98.5 -> 99, -27.5 -> 0
+	CHECK("a negative norm negates", img_is(&o, 5, 1, 1, (uint8_t[]){ 100, 100, 99, 99, 0 }));
+	free(o.data);
+	o = run_one("convolve:kernel=3:bias=-0.5", &row);
+	// norm=sum: p - 0.5 -> p (ties up): 0 -> -0.5 -> 0
+	CHECK("a decimal bias rounds half up", img_is(&o, 5, 1, 1, (uint8_t[]){ 0, 1, 2, 3, 255 }));
+	free(o.data);
+	uint8_t sp[3] = { 0, 255, 0 };
+	struct img spike = { 3, 1, 1, sp };
+	o = run_one("convolve:sharpen", &spike);
+	CHECK("sharpen saturates to 0 and 255", img_is(&o, 3, 1, 1, (uint8_t[]){ 0, 255, 0 }));
+	free(o.data);
+
+	// decimals are exact: nine times 0.1 on a constant 5 is 4.5, which rounds up to 5
+	// (0.1 scaled by 2^S and rounded would give 4.4999... -> 4)
+	uint8_t c5[9] = { 5, 5, 5, 5, 5, 5, 5, 5, 5 };
+	struct img five = { 3, 3, 1, c5 };
+	o = run_one("convolve:kernel=0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1,0.1:norm=none", &five);
+	CHECK("decimal weights are exact (4.5 rounds to 5)", img_is(&o, 3, 3, 1, (uint8_t[]){
+		5, 5, 5, 5, 5, 5, 5, 5, 5 }));
+	free(o.data);
+	o = run_one("convolve:kernel=1,1,1,1,1,1,1,1,1:norm=10", &five);
+	CHECK("kernel=1,...:norm=10 equals kernel=0.1,...", img_is(&o, 3, 3, 1, (uint8_t[]){
+		5, 5, 5, 5, 5, 5, 5, 5, 5 }));
+	free(o.data);
+	o = run_one("convolve:kernel=1,1,1,1,1,1,1,1,1:norm=2.5e1:bias=0.5", &five);
+	// 45 / 25 + 0.5 = 2.3 -> 2
+	CHECK("decimal norm and bias are exact", img_is(&o, 3, 3, 1, (uint8_t[]){
+		2, 2, 2, 2, 2, 2, 2, 2, 2 }));
+	free(o.data);
+	// box on 1 2 / 3 4 tiles (wrap, 3x3 on 2x2): sums of 9 taken from {1,2,3,4} -> exact
+	uint8_t q[4] = { 1, 2, 3, 4 };
+	struct img quad = { 2, 2, 1, q };
+	o = run_one("convolve:box:border=wrap", &quad);
+	// (0,0): rows 4 3 4 / 2 1 2 / 4 3 4 -> 27 / 9 = 3; (1,0): 3 4 3 / 1 2 1 / 3 4 3 -> 24/9
+	// = 2.67 -> 3; (0,1): 2 1 2 / 4 3 4 / 2 1 2 -> 21/9 = 2.33 -> 2; (1,1): 18/9 = 2
+	CHECK("box wraps around a 2x2 image", img_is(&o, 2, 2, 1, (uint8_t[]){ 3, 3, 2, 2 }));
+	free(o.data);
+	// gauss is symmetric: an impulse spreads equally left/right and up/down
+	uint8_t imp[81] = { 0 };
+	struct img im = { 9, 9, 1, imp };
+	imp[40] = 255;
+	o = run_one("convolve:gauss:sigma=1.3:norm=none", &im);
+	int sym = o.data[40] > 0;
+	for (int y = 0; y < 9; y++)
+		for (int x = 0; x < 9; x++)
+			sym &= o.data[y * 9 + x] == o.data[y * 9 + 8 - x] &&
+			       o.data[y * 9 + x] == o.data[(8 - y) * 9 + x] &&
+			       o.data[y * 9 + x] == o.data[x * 9 + y];
+	CHECK("gauss impulse response is symmetric", sym);
+	free(o.data);
+}
+
+// The integers of the fixed-point contract for one token. Returns 0 on a parse failure.
+static int ints_of(const char *token, struct convolve_ints *ci, struct chain *c)
+{
+	char *t = (char *)token;
+	if (chain_parse(c, 1, &t) < 0) {
+		printf("FAIL %s: %s\n", token, err_msg());
+		failures++;
+		return 0;
+	}
+	convolve_ints(c->st[0].params, ci);
+	return 1;
+}
+
+static int64_t sum32(const int32_t *w, int n)
+{
+	int64_t s = 0;
+	for (int i = 0; i < n; i++)
+		s += w[i];
+	return s;
+}
+
+static void test_convolve_ints(void)
+{
+	static const char *const gauss[] = { "convolve:gauss:sigma=0.5", "convolve:gauss",
+					     "convolve:gauss:sigma=2", "convolve:gauss:sigma=8",
+					     "convolve:gauss:sigma=50", "convolve:gauss:sigma=0.3",
+					     "convolve:gauss:sigma=3:radius=2", NULL };
+	static const int gauss_n[] = { 5, 7, 13, 49, 301, 3, 5 };
+	struct convolve_ints ci;
+	struct chain c;
+	char name[128];
+
+	for (int t = 0; gauss[t]; t++) {
+		if (!ints_of(gauss[t], &ci, &c))
+			continue;
+		const int n = ci.n, m = n / 2;
+		int sym = 1, mono = 1;
+		for (int i = 0; i < n; i++)
+			sym &= ci.w[i] == ci.w[n - 1 - i] && ci.w[i] == ci.w[n + i];
+		for (int i = 0; i < m; i++)
+			mono &= ci.w[i] <= ci.w[i + 1];
+		snprintf(name, sizeof name, "%s: %dx%d, separable, D = 2^40", gauss[t], gauss_n[t],
+			 gauss_n[t]);
+		CHECK(name, n == gauss_n[t] && ci.separable && ci.D == (int64_t)1 << 40 && ci.B == 0);
+		snprintf(name, sizeof name, "%s: each 1-D kernel sums to exactly 2^20", gauss[t]);
+		CHECK(name, sum32(ci.w, n) == 1 << 20 && sum32(ci.w + n, n) == 1 << 20);
+		snprintf(name, sizeof name, "%s: symmetric, kx = ky, rising to the centre", gauss[t]);
+		CHECK(name, sym && mono);
+		chain_free(&c);
+	}
+	// sigma=1: u(i) = exp(-i^2/2) / sum, times 2^20, checked against the formula to +-1
+	if (ints_of("convolve:gauss", &ci, &c)) {
+		double u[7], s = 0;
+		int close = 1;
+		for (int i = -3; i <= 3; i++)
+			s += u[i + 3] = exp(-i * i / 2.0);
+		for (int i = 0; i < 7; i++)
+			close &= fabs(ci.w[i] - u[i] / s * 1048576.0) <= 1.0;
+		CHECK("gauss weights follow exp(-i^2 / (2 sigma^2)) within one unit", close);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:gauss:sigma=2:bias=0.5", &ci, &c)) {
+		CHECK("gauss bias is B = bias * D", ci.B == (int64_t)1 << 39);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:box:size=5", &ci, &c)) {
+		int ones = 1;
+		for (int i = 0; i < 10; i++)
+			ones &= ci.w[i] == 1;
+		CHECK("box:size=5 is ones x ones over 25", ci.separable && ci.n == 5 && ones && ci.D == 25);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:sobel-x", &ci, &c)) {
+		CHECK("sobel-x factors exactly: (1 0 -1) x (-1 -2 -1), D = 1",
+		      ci.separable && ci.n == 3 && ci.D == 1 && ci.w[0] == 1 && ci.w[1] == 0 &&
+			      ci.w[2] == -1 && ci.w[3] == -1 && ci.w[4] == -2 && ci.w[5] == -1);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:sharpen:bias=10", &ci, &c)) {
+		CHECK("sharpen is not separable, D = 1, B = 10", !ci.separable && ci.n == 3 &&
+		      ci.D == 1 && ci.B == 10 && ci.w[4] == 5 && sum32(ci.w, 9) == 1);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:kernel=0.25,0.5,0.25,0.5,1,0.5,0.25,0.5,0.25:norm=none:bias=0.1", &ci, &c)) {
+		// times 20 for the bias's tenths, over the gcd: k = 5 10 5 ..., D = 20, B = 2
+		CHECK("decimals are exact: k = 5 10 5 x, D = 20, B = 2",
+		      ci.separable && ci.D == 20 && ci.B == 2 && (int64_t)ci.w[0] * ci.w[3] == 5 &&
+			      sum32(ci.w, 3) * sum32(ci.w + 3, 3) == 80);
+		chain_free(&c);
+	}
+	if (ints_of("convolve:kernel=1,2,1,2,4,2,1,2,1:norm=2.5", &ci, &c)) {
+		CHECK("a decimal norm is folded in exactly: D = 5, k twice the weights",
+		      ci.D == 5 && sum32(ci.w, 3) * sum32(ci.w + 3, 3) == 32);
+		chain_free(&c);
+	}
+	// 22 significant digits: not exact, scaled by 2^23 (255 * 2^23 < 2^31); every value
+	// 2^23 / 9 = 932067.56 rounds down, the deficit of 5 goes to the first five (ties to the
+	// lower index), so the integers sum to exactly D
+	if (ints_of("convolve:kernel=0.1111111111111111111111,0.1111111111111111111111,"
+		    "0.1111111111111111111111,0.1111111111111111111111,0.1111111111111111111111,"
+		    "0.1111111111111111111111,0.1111111111111111111111,0.1111111111111111111111,"
+		    "0.1111111111111111111111:border=wrap:bias=-1.5",
+		    &ci, &c)) {
+		int64_t want[9] = { 932068, 932068, 932068, 932068, 932068, 932067, 932067, 932067,
+				    932067 };
+		int same = !ci.separable && ci.n == 3;
+		for (int i = 0; same && i < 9; i++)
+			same = ci.w[i] == want[i];
+		CHECK("scaled kernel: largest remainder, sum exactly D = 2^23", same &&
+		      ci.D == 1 << 23 && sum32(ci.w, 9) == 1 << 23 && ci.B == -(3 << 22));
+		chain_free(&c);
+	}
+	// the device's division: (t * M) >> S = floor(t / D) for every 0 <= t < 256 D, checked
+	// for every D < 2^16 at t = q D - 1 and q D (the largest error is just below a multiple)
+	int64_t bad_d = 0;
+	for (int64_t d = 1; d < (1 << 16) && !bad_d; d++) {
+		char tok[64];
+		snprintf(tok, sizeof tok, "convolve:kernel=1:norm=%lld", (long long)d);
+		if (!ints_of(tok, &ci, &c))
+			break;
+		for (int64_t q = 0; q <= 256 && !bad_d; q++)
+			for (int64_t t = q * d - 1; t <= q * d && !bad_d; t++)
+				if (t >= 0 && t < 256 * d && (ci.dev_m == 0 || ((t * ci.dev_m) >> ci.dev_s) != t / d))
+					bad_d = d;
+		chain_free(&c);
+	}
+	CHECK("the device's reciprocal division is exact for every D < 2^16", bad_d == 0);
+	if (ints_of("convolve:kernel=1:norm=65537", &ci, &c)) {
+		CHECK("D = 65537 divides on the device", ci.dev_m == 0);
+		chain_free(&c);
+	}
+	// integers too large for the bound are scaled too; a normalised kernel still sums to D
+	if (ints_of("convolve:kernel=1000000000007,1000000000009,1000000000037,1000000000039,"
+		    "1000000000061,1000000000063,1000000000091,1000000000121,1000000000163",
+		    &ci, &c)) {
+		CHECK("large integers are scaled: sum exactly D", !ci.separable &&
+		      (ci.D & (ci.D - 1)) == 0 && sum32(ci.w, 9) == ci.D && ci.D >= 1 << 20);
+		chain_free(&c);
+	}
+}
+
+static void test_convolve_errors(void)
+{
+	static const struct {
+		const char *token, *msg;
+	} bad[] = {
+		{ "convolve", "convolve: needs a kernel" },
+		{ "convolve:blur", "convolve: unknown kernel 'blur'" },
+		{ "convolve:Box", "unknown kernel 'Box'" },
+		{ "convolve:box:gauss", "two kernels given, 'box' and 'gauss'" },
+		{ "convolve:box:kernel=1", "two kernels" },
+		{ "convolve:box:foo=1", "unknown option 'foo='" },
+		{ "convolve:box:norm=2:norm=3", "norm= given twice" },
+		{ "convolve:kernel=", "kernel= needs" },
+		{ "convolve:kernel=1,2,3,4", "the kernel is 2x2; its side must be odd" },
+		{ "convolve:kernel=1,2,3,4,5,6,7,8", "8 numbers do not make a square kernel" },
+		{ "convolve:kernel=1,2,3,4,5,6,7,8,9,10", "10 numbers do not make a square kernel" },
+		{ "convolve:kernel=1,2,x,4,5,6,7,8,9", "weight 3 must be a number, not 'x'" },
+		{ "convolve:kernel=1,,3,4,5,6,7,8,9", "weight 2 must be a number, not ''" },
+		{ "convolve:kernel=1,2,3,4,nan,6,7,8,9", "weight 5 must be a number, not 'nan'" },
+		{ "convolve:kernel=1,0,-1,2,0,-2,1,0,-1:norm=sum", "sum to 0" },
+		{ "convolve:sobel-x:norm=sum", "the weights of sobel-x sum to 0" },
+		{ "convolve:kernel=0.1,0.2,-0.3:norm=sum", "3 numbers" },
+		{ "convolve:kernel=@/nonexistent/k.txt",
+		  "cannot read kernel file '/nonexistent/k.txt': No such file or directory" },
+		{ "convolve:kernel=@", "kernel=@ needs a file name" },
+		{ "convolve:gauss:sigma=0", "sigma must be a number above 0 and at most 1000, not '0'" },
+		{ "convolve:gauss:sigma=-1", "not '-1'" },
+		{ "convolve:gauss:sigma=nan", "not 'nan'" },
+		{ "convolve:gauss:sigma=inf", "not 'inf'" },
+		{ "convolve:gauss:sigma=1e9", "not '1e9'" },
+		{ "convolve:gauss:sigma=abc", "not 'abc'" },
+		{ "convolve:gauss:sigma=400", "needs a radius of ceil(3 * sigma) = 1200; the largest "
+					      "is 1000" },
+		{ "convolve:gauss:radius=1001", "radius must be a whole number from 0 to 1000" },
+		{ "convolve:gauss:radius=1.5", "not '1.5'" },
+		{ "convolve:box:size=4", "size must be an odd whole number from 1 to 2001, not '4'" },
+		{ "convolve:box:size=0", "not '0'" },
+		{ "convolve:box:size=2003", "not '2003'" },
+		{ "convolve:sharpen:size=5", "size= applies to box only" },
+		{ "convolve:box:sigma=2", "sigma= applies to gauss only" },
+		{ "convolve:kernel=1:radius=2", "radius= applies to gauss only" },
+		{ "convolve:box:border=mirror", "border must be replicate, reflect, wrap or zero, not "
+						"'mirror'" },
+		{ "convolve:box:norm=0", "norm must be sum, none or a number other than 0, not '0'" },
+		{ "convolve:box:norm=avg", "not 'avg'" },
+		{ "convolve:box:bias=x", "bias must be a number from -1000000 to 1000000, not 'x'" },
+		{ "convolve:box:bias=2e6", "not '2e6'" },
+		{ "convolve:kernel=1e300,1,1,1,1,1,1,1,-1e300:norm=none", "too large" },
+		{ NULL, NULL },
+	};
+	char name[160];
+	for (int i = 0; bad[i].token; i++) {
+		snprintf(name, sizeof name, "%s is refused: %s", bad[i].token, bad[i].msg);
+		CHECK(name, parse_one(bad[i].token) < 0 && strstr(err_msg(), bad[i].msg));
+		if (!strstr(err_msg(), bad[i].msg))
+			printf("    got: %s\n", err_msg());
+	}
+	static const char *const good[] = {
+		"convolve:box", "convolve:box:size=1", "convolve:box:size=2001",
+		"convolve:gauss", "convolve:gauss:sigma=0.5", "convolve:gauss:sigma=333.3",
+		"convolve:gauss:sigma=1000:radius=3", "convolve:gauss:radius=1000",
+		"convolve:gauss:sigma=1e-200",
+		"convolve:sharpen:border=zero", "convolve:norm=2:edge:bias=-3.5",
+		"convolve:kernel=.5", "convolve:kernel=1e-30,1,1,1,1,1,1,1,1",
+		"convolve:kernel=0.3333333333333333333333,1,1,1,1,1,1,1,1",
+		"convolve:kernel=0.1,0.2,-0.3,0,0,0,0,0,0", // sums to 0 exactly: norm=none
+		"convolve:kernel=2147483647:norm=2147483647", NULL
+	};
+	for (int i = 0; good[i]; i++) {
+		snprintf(name, sizeof name, "%s is accepted", good[i]);
+		CHECK(name, parse_one(good[i]) == 0);
+	}
+
+	// the work limit of a kernel that is not separable is checked when planning
+	char tok[8192] = "convolve:kernel=";
+	for (int i = 0; i < 31 * 31; i++)
+		snprintf(tok + strlen(tok), sizeof tok - strlen(tok), "%s%d", i ? "," : "",
+			 (i * i) % 11);
+	struct chain c;
+	char *t = tok;
+	struct geom huge = { 65535, 65535, 3 }, fine = { 1000, 1000, 4 };
+	CHECK("31x31 kernel parses", chain_parse(&c, 1, &t) == 0);
+	CHECK("31x31 kernel on 65535x65535 is over the work limit",
+	      chain_plan(&c, &huge) < 0 && strstr(err_msg(), "over the limit of 2^40"));
+	CHECK("31x31 kernel on 1000x1000 is fine", chain_plan(&c, &fine) == 0);
+	chain_free(&c);
+	t = "convolve:box:size=2001";
+	CHECK("box:size=2001 parses", chain_parse(&c, 1, &t) == 0);
+	CHECK("a separable kernel has no work limit", chain_plan(&c, &huge) == 0);
+	chain_free(&c);
+}
+
 static void test_plan(void)
 {
 	struct chain c;
@@ -192,6 +665,556 @@ static void test_plan(void)
 	CHECK("plan final 7x5x2", c.out.w == 7 && c.out.h == 5 && c.out.ch == 2);
 	CHECK("plan max bytes", c.max_bytes == 7 * 5 * 4);
 	chain_free(&c);
+
+	// every stage's output obeys the area limit (the input is checked by io)
+	CHECK("limit parses", chain_parse(&c, 4, (char **)t) == 0);
+	c.max_pixels = 34;
+	CHECK("plan refuses an output over max_pixels", chain_plan(&c, &g) < 0);
+	CHECK("max_pixels message names the stage and the limit",
+	      !strcmp(err_msg(), "rotate:90: the output would be 5x7 = 35 pixels, more than "
+				 "--max-pixels 34"));
+	c.max_pixels = 35;
+	CHECK("plan takes an output of exactly max_pixels", chain_plan(&c, &g) == 0);
+	chain_free(&c);
+}
+
+// ---- rotate by any angle ----------------------------------------------------------------
+
+#define PI 3.14159265358979323846
+
+static void test_rotate_sincos(void)
+{
+	static const double right[][3] = { { 0, 1, 0 },     { 90, 0, 1 },    { 180, -1, 0 },
+					   { 270, 0, -1 },  { 360, 1, 0 },   { -90, 0, -1 },
+					   { -720, 1, 0 },  { 450, 0, 1 },   { 1e300, 0, 0 } };
+	double c, s, worst = 0, c2, s2;
+	int exact = 1, sym = 1;
+	for (size_t i = 0; i < sizeof right / sizeof right[0] - 1; i++) {
+		rotate_sincos(right[i][0], &c, &s);
+		exact &= c == right[i][1] && s == right[i][2];
+	}
+	CHECK("sincos exact at right angles", exact);
+	rotate_sincos(45, &c, &s);
+	CHECK("sincos 45: cos == sin", c == s && fabs(c - sqrt(0.5)) < 1e-16);
+	rotate_sincos(135, &c, &s);
+	CHECK("sincos 135: -cos == sin", -c == s && s == sqrt(0.5));
+	// within a few units in the last place of libm's long double (measured: 5.6e-16, at
+	// most 2 units in the last place between 0 and 45 degrees)
+	for (double d = -725; d <= 725; d += 0.37) {
+		rotate_sincos(d, &c, &s);
+		long double r = fmodl(d, 360) * 3.14159265358979323846264338327950288L / 180;
+		if (fabs(c - (double)cosl(r)) > worst)
+			worst = fabs(c - (double)cosl(r));
+		if (fabs(s - (double)sinl(r)) > worst)
+			worst = fabs(s - (double)sinl(r));
+	}
+	printf("INFO rotate_sincos against libm: largest difference %.3g\n", worst);
+	CHECK("sincos agrees with libm to 8e-16", worst < 8e-16);
+	// symmetry: A and A + 180, A and -A, A and 90 - A
+	for (double d = 0.5; d < 360; d += 7.25) {
+		rotate_sincos(d, &c, &s);
+		rotate_sincos(d + 180, &c2, &s2);
+		sym &= c2 == -c && s2 == -s;
+		rotate_sincos(-d, &c2, &s2);
+		sym &= c2 == c && s2 == -s;
+		rotate_sincos(90 - d, &c2, &s2);
+		sym &= c2 == s && s2 == c;
+	}
+	CHECK("sincos symmetric under +180, negation and 90 - A", sym);
+}
+
+// Output size of rotate:ANGLE[:crop] for w x h, through the planner; 0 on success.
+static int rotate_size(const char *token, int w, int h, int *ow, int *oh)
+{
+	struct chain c;
+	char *t = (char *)token;
+	struct geom g = { w, h, 3 };
+	if (chain_parse(&c, 1, &t) < 0)
+		return -1;
+	int rc = chain_plan(&c, &g);
+	*ow = c.out.w;
+	*oh = c.out.h;
+	chain_free(&c);
+	return rc;
+}
+
+static void test_rotate_sizes(void)
+{
+	static const double angles[] = { 1, 10, 30, -30, 45, 60, 89, 89.999, 91, 135, 200,
+					 315, 390, 0.001, 1e-7, -1e-9, 179.5 };
+	static const int sizes[][2] = { { 1, 1 },    { 1, 17 },  { 17, 1 },   { 13, 7 },
+					{ 100, 50 }, { 640, 480 }, { 3, 40000 } };
+	char tok[64], name[128];
+	int ow, oh, all = 1;
+	// by hand: 100 cos 30 + 50 sin 30 = 111.60, 100 sin 30 + 50 cos 30 = 93.30;
+	// 10 (cos 45 + sin 45) = 14.14; 1.41; 3 cos 60 + 2 sin 60 = 3.23, 3 sin 60 + 2 cos 60 = 3.60
+	CHECK("rotate:30 of 100x50 is 112x94", !rotate_size("rotate:30", 100, 50, &ow, &oh) && ow == 112 && oh == 94);
+	CHECK("rotate:45 of 10x10 is 15x15", !rotate_size("rotate:45", 10, 10, &ow, &oh) && ow == 15 && oh == 15);
+	CHECK("rotate:45 of 1x1 is 2x2", !rotate_size("rotate:45", 1, 1, &ow, &oh) && ow == 2 && oh == 2);
+	CHECK("rotate:60 of 3x2 is 4x4", !rotate_size("rotate:60", 3, 2, &ow, &oh) && ow == 4 && oh == 4);
+	CHECK("rotate:90 of 7x5 is 5x7", !rotate_size("rotate:90", 7, 5, &ow, &oh) && ow == 5 && oh == 7);
+	CHECK("rotate:-180 of 7x5 is 7x5", !rotate_size("rotate:-180", 7, 5, &ow, &oh) && ow == 7 && oh == 5);
+	CHECK("rotate:90:crop of 7x5 is 7x5", !rotate_size("rotate:90:crop", 7, 5, &ow, &oh) && ow == 7 && oh == 5);
+	CHECK("rotate:30:crop of 100x50 is 100x50", !rotate_size("rotate:30:crop", 100, 50, &ow, &oh) && ow == 100 && oh == 50);
+	// the table against the formula computed here with libm
+	for (size_t i = 0; i < sizeof angles / sizeof angles[0]; i++) {
+		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+			int w = sizes[j][0], h = sizes[j][1];
+			double r = angles[i] * PI / 180, ca = fabs(cos(r)), sa = fabs(sin(r));
+			int ew = (int)ceil(w * ca + h * sa - 1e-6), eh = (int)ceil(w * sa + h * ca - 1e-6);
+			snprintf(tok, sizeof tok, "rotate:%.10g", angles[i]);
+			if (rotate_size(tok, w, h, &ow, &oh) < 0 || ow != ew || oh != eh) {
+				snprintf(name, sizeof name, "%s of %dx%d is %dx%d, got %dx%d", tok, w, h, ew, eh, ow, oh);
+				CHECK(name, 0);
+				all = 0;
+			}
+		}
+	}
+	CHECK("rotate output sizes match the formula for 17 angles x 7 sizes", all);
+	CHECK("rotate:45 of 65535x30000 exceeds the side limit",
+	      rotate_size("rotate:45", 65535, 30000, &ow, &oh) < 0 &&
+		      strstr(err_msg(), "67554x67554") && strstr(err_msg(), "65535"));
+	CHECK("rotate:45:crop of 65535x30000 is planned", !rotate_size("rotate:45:crop", 65535, 30000, &ow, &oh));
+}
+
+// The exact remap of quarter turns q (1..3), for comparing with the mapping.
+static void quarter_remap(int q, const struct img *in, struct img *out)
+{
+	int W = in->w, H = in->h, ch = in->ch;
+	for (int y = 0; y < out->h; y++)
+		for (int x = 0; x < out->w; x++) {
+			int sx = q == 1 ? y : q == 2 ? W - 1 - x : W - 1 - y;
+			int sy = q == 1 ? H - 1 - x : q == 2 ? H - 1 - y : x;
+			memcpy(out->data + ((size_t)y * out->w + x) * ch,
+			       in->data + ((size_t)sy * W + sx) * ch, (size_t)ch);
+		}
+}
+
+static void test_rotate_mapping_right_angles(void)
+{
+	static const int sizes[][2] = { { 1, 1 }, { 1, 5 }, { 6, 1 }, { 6, 5 }, { 13, 7 } };
+	static const int32_t cs[4][2] = { { 1 << 30, 0 }, { 0, 1 << 30 }, { -(1 << 30), 0 },
+					  { 0, -(1 << 30) } };
+	int same = 1;
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		for (int ch = 1; ch <= 4; ch++) {
+			int w = sizes[i][0], h = sizes[i][1];
+			size_t n = (size_t)w * h * ch;
+			uint8_t *a = malloc(n), *b = malloc(n), *src = malloc(n);
+			for (size_t k = 0; k < n; k++)
+				src[k] = (uint8_t)(k * 37 + 11 + (k * k) % 13);
+			if (ch == 2 || ch == 4) // some transparent pixels, to exercise the alpha weighting
+				for (size_t k = ch - 1; k < n; k += 3 * ch)
+					src[k] = 0;
+			struct img in = { w, h, ch, src };
+			for (int q = 1; q < 4; q++) {
+				int ow = q % 2 ? h : w, oh = q % 2 ? w : h;
+				struct img ea = { ow, oh, ch, a }, eb = { ow, oh, ch, b };
+				quarter_remap(q, &in, &ea);
+				for (int bil = 0; bil < 2; bil++) {
+					struct rotate_map m = { cs[q][0], cs[q][1], bil, { 9, 9, 9, 9 } };
+					memset(b, 0xee, n);
+					rotate_map_cpu(&m, &in, &eb);
+					if (memcmp(a, b, n)) {
+						printf("FAIL mapping %d quarters, %s, %dx%dx%d\n", q,
+						       bil ? "bilinear" : "nearest", w, h, ch);
+						same = 0;
+					}
+				}
+			}
+			free(a);
+			free(b);
+			free(src);
+		}
+	}
+	CHECK("the mapping with 90, 180, 270 coefficients equals the exact remap", same);
+}
+
+// 1x1 and tiny cases worked out by hand in src/stages/rotate.c's integers.
+static void test_rotate_by_hand(void)
+{
+	const char *r45[] = { "rotate:45" }, *r45n[] = { "rotate:45:nearest" };
+	uint8_t g1[] = { 200 }, ga[] = { 200, 255 };
+	struct img in1 = { 1, 1, 1, g1 }, in2 = { 1, 1, 2, ga };
+	// 1x1 at 45: a 2x2 canvas; C = S = round(2^30 / sqrt 2) = 759250125. Pixel (0, 0):
+	// dx = dy = -1, U = 2^48 - 2C, u = (U + 2^22) >> 23 = 2^25 - 181, so sx = -1, fx = 75;
+	// V = 2^48, sy = 0, fy = 0: (256 - 75) 256 of the background and 75 * 256 of 200:
+	// (75 * 256 * 200 + 2^15) >> 16 = 59. The other three by symmetry.
+	struct img o = run_chain(1, r45, &in1);
+	CHECK("rotate:45 of a 1x1 grey 200 by hand", img_is(&o, 2, 2, 1, (uint8_t[]){ 59, 59, 59, 59 }));
+	free(o.data);
+	// with alpha 255 on a transparent background: D = 75 * 256 * 255 = 4896000,
+	// alpha = (D + 2^15) >> 16 = 75, colour = (D * 200 + D / 2) / D = 200: no dark fringe
+	o = run_chain(1, r45, &in2);
+	CHECK("rotate:45 of a 1x1 grey+alpha by hand",
+	      img_is(&o, 2, 2, 2, (uint8_t[]){ 200, 75, 200, 75, 200, 75, 200, 75 }));
+	free(o.data);
+	// nearest: every output centre is 0.707 from the pixel's centre, rounding off it
+	o = run_chain(1, r45n, &in1);
+	CHECK("rotate:45:nearest of a 1x1 by hand", img_is(&o, 2, 2, 1, (uint8_t[]){ 0, 0, 0, 0 }));
+	free(o.data);
+
+	// 3x2 grey 1 2 3 / 4 5 6, cropped quarter turns (see rotate.c): k = ceil(1/2) = 1,
+	// 90: out(x, y) = in(y + 1, 2 - x); m = ceil(-1/2) = 0, 270: out(x, y) = in(2 - y, x)
+	uint8_t px[] = { 1, 2, 3, 4, 5, 6 };
+	struct img in = { 3, 2, 1, px };
+	const char *c90[] = { "rotate:90:crop:bg=9" }, *c270[] = { "rotate:-90:crop" },
+		   *c180[] = { "rotate:180:crop" };
+	o = run_chain(1, c90, &in);
+	CHECK("rotate:90:crop of 3x2 by hand", img_is(&o, 3, 2, 1, (uint8_t[]){ 9, 5, 2, 9, 6, 3 }));
+	free(o.data);
+	o = run_chain(1, c270, &in);
+	CHECK("rotate:-90:crop of 3x2 by hand", img_is(&o, 3, 2, 1, (uint8_t[]){ 3, 6, 0, 2, 5, 0 }));
+	free(o.data);
+	o = run_chain(1, c180, &in);
+	CHECK("rotate:180:crop is rotate:180", img_is(&o, 3, 2, 1, (uint8_t[]){ 6, 5, 4, 3, 2, 1 }));
+	free(o.data);
+}
+
+// The background on every channel count: a 1x1 image at 45 degrees, nearest, is all
+// background (previous test).
+static void test_rotate_bg(void)
+{
+	static const struct {
+		const char *token;
+		int ch;
+		uint8_t want[4];
+	} cases[] = {
+		{ "rotate:45:nearest", 1, { 0 } },
+		{ "rotate:45:nearest", 2, { 0, 0 } },
+		{ "rotate:45:nearest", 3, { 0, 0, 0 } },
+		{ "rotate:45:nearest", 4, { 0, 0, 0, 0 } },
+		{ "rotate:45:nearest:bg=7", 1, { 7 } },
+		{ "rotate:45:nearest:bg=7", 2, { 7, 255 } },
+		{ "rotate:45:nearest:bg=7", 3, { 7, 7, 7 } },
+		{ "rotate:45:nearest:bg=7", 4, { 7, 7, 7, 255 } },
+		// BT.601 of red: (9798 * 255 + 16384) >> 15 = 76
+		{ "rotate:45:nearest:bg=#ff0000", 1, { 76 } },
+		{ "rotate:45:nearest:bg=#FF000080", 2, { 76, 128 } },
+		{ "rotate:45:nearest:bg=#ff000080", 3, { 255, 0, 0 } },
+		{ "rotate:45:nearest:bg=#0a0B0c", 4, { 10, 11, 12, 255 } },
+		{ "rotate:45:nearest:bg=#0a0b0c0d", 4, { 10, 11, 12, 13 } },
+	};
+	uint8_t px[4] = { 100, 100, 100, 100 };
+	char name[96];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct img in = { 1, 1, cases[i].ch, px };
+		struct img o = run_chain(1, (const char *[]){ cases[i].token }, &in);
+		int ok = o.w == 2 && o.h == 2;
+		for (int k = 0; ok && k < 4; k++)
+			ok = !memcmp(o.data + k * cases[i].ch, cases[i].want, (size_t)cases[i].ch);
+		snprintf(name, sizeof name, "%s background on %d channels", cases[i].token, cases[i].ch);
+		CHECK(name, ok);
+		free(o.data);
+	}
+}
+
+// One bright pixel on black: where does it land? Checked against the rotation computed
+// here in doubles: nearest exactly, bilinear to within 1.
+static void test_rotate_bright_pixel(void)
+{
+	static const double angles[] = { 30, 45, 135 };
+	static const int spots[][2] = { { 6, 1 }, { 2, 4 } };
+	const int W = 9, H = 6;
+	uint8_t px[9 * 6];
+	char tok[2][48], name[128];
+	for (size_t i = 0; i < sizeof angles / sizeof angles[0]; i++) {
+		for (size_t j = 0; j < sizeof spots / sizeof spots[0]; j++) {
+			int bx = spots[j][0], by = spots[j][1];
+			double r = angles[i] * PI / 180, ca = cos(r), sa = sin(r);
+			memset(px, 0, sizeof px);
+			px[by * W + bx] = 255;
+			struct img in = { W, H, 1, px };
+			snprintf(tok[0], sizeof tok[0], "rotate:%g:nearest", angles[i]);
+			snprintf(tok[1], sizeof tok[1], "rotate:%g", angles[i]);
+			for (int bil = 0; bil < 2; bil++) {
+				const char *t[] = { tok[bil] };
+				struct img o = run_chain(1, t, &in);
+				int ok = 1, maxv = -1, mx = -1, my = -1;
+				// the forward image of the bright pixel's centre
+				double Px = o.w / 2.0 + (bx + 0.5 - W / 2.0) * ca - (by + 0.5 - H / 2.0) * sa;
+				double Py = o.h / 2.0 + (bx + 0.5 - W / 2.0) * sa + (by + 0.5 - H / 2.0) * ca;
+				for (int y = 0; y < o.h; y++)
+					for (int x = 0; x < o.w; x++) {
+						double u = o.w / 2.0, v = o.h / 2.0;
+						double fx = W / 2.0 + (x + 0.5 - u) * ca + (y + 0.5 - v) * sa - 0.5;
+						double fy = H / 2.0 - (x + 0.5 - u) * sa + (y + 0.5 - v) * ca - 0.5;
+						int got = o.data[y * o.w + x];
+						double want;
+						if (!bil)
+							want = floor(fx + 0.5) == bx && floor(fy + 0.5) == by ? 255 : 0;
+						else
+							want = 255 * fmax(0, 1 - fabs(fx - bx)) * fmax(0, 1 - fabs(fy - by));
+						ok &= fabs(got - want) <= (bil ? 1 : 0);
+						if (got > maxv)
+							maxv = got, mx = x, my = y;
+					}
+				snprintf(name, sizeof name, "%s: bright pixel (%d, %d) lands as rotated in doubles",
+					 t[0], bx, by);
+				CHECK(name, ok);
+				if (bil) {
+					snprintf(name, sizeof name, "%s: brightest output pixel (%d, %d) holds (%.2f, %.2f)",
+						 t[0], mx, my, Px, Py);
+					CHECK(name, mx == (int)floor(Px) && my == (int)floor(Py));
+				}
+				free(o.data);
+			}
+		}
+	}
+}
+
+// rotate:30:crop then rotate:-30:crop on smooth and on sharp images: the interior (the
+// disc that stays inside the image under any rotation, less 2 pixels) comes back close.
+static int roundtrip_maxdiff(int w, int h, int ch, int sharp, double *mean)
+{
+	const char *t[] = { "rotate:30:crop", "rotate:-30:crop" };
+	uint8_t *px = malloc((size_t)w * h * ch);
+	double rad = (w < h ? w : h) / 2.0 - 2, sum = 0;
+	int maxd = 0, n = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+			for (int c = 0; c < ch; c++)
+				px[(y * w + x) * ch + c] =
+					sharp ? (uint8_t)(((x / 8 + y / 8 + c) % 2) * 255)
+					      : (uint8_t)(c == 0 ? x * 255 / (w - 1) : c == 1 ? y * 255 / (h - 1) : (x + y) * 255 / (w + h - 2));
+	struct img in = { w, h, ch, px };
+	struct img o = run_chain(2, t, &in);
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++) {
+			double dx = x + 0.5 - w / 2.0, dy = y + 0.5 - h / 2.0;
+			if (dx * dx + dy * dy > rad * rad)
+				continue;
+			for (int c = 0; c < ch; c++) {
+				int d = abs(o.data[(y * w + x) * ch + c] - px[(y * w + x) * ch + c]);
+				maxd = d > maxd ? d : maxd;
+				sum += d;
+				n++;
+			}
+		}
+	*mean = sum / n;
+	free(o.data);
+	free(px);
+	return maxd;
+}
+
+static void test_rotate_roundtrip(void)
+{
+	double mean;
+	int d = roundtrip_maxdiff(64, 48, 3, 0, &mean);
+	printf("INFO rotate:30:crop rotate:-30:crop smooth 64x48: max %d, mean %.3f\n", d, mean);
+	CHECK("rotate 30 and back: smooth interior within 1", d <= 1);
+	d = roundtrip_maxdiff(61, 37, 1, 0, &mean);
+	printf("INFO rotate:30:crop rotate:-30:crop smooth 61x37: max %d, mean %.3f\n", d, mean);
+	CHECK("rotate 30 and back: smooth odd-sized interior within 1", d <= 1);
+	d = roundtrip_maxdiff(64, 48, 1, 1, &mean);
+	printf("INFO rotate:30:crop rotate:-30:crop 0/255 blocks 64x48: max %d, mean %.3f\n", d, mean);
+	CHECK("rotate 30 and back: 8x8 blocks blur only at their edges (mean < 25)", mean < 25);
+}
+
+// Runs tokens on in (CPU path) with the chain kept for its side outputs; out is the image.
+static int run_kept(struct chain *c, int n, const char **tokens, const struct img *in,
+		    struct img *out)
+{
+	struct geom g = { in->w, in->h, in->ch };
+	if (chain_parse(c, n, (char **)tokens) < 0)
+		return -1;
+	if (chain_plan(c, &g) < 0 || pipeline_cpu(c, in, out, NULL) < 0) {
+		chain_free(c);
+		return -1;
+	}
+	return 0;
+}
+
+// The histogram want (ch * 256 counts, all zero except the (channel, value, count) triples
+// in set, ended by a negative channel) equals got; every channel sums to pixels.
+static int hist_is(const void *got_side, int ch, size_t pixels, const int *set)
+{
+	const uint32_t *got = got_side;
+	uint32_t want[4 * 256] = { 0 };
+	for (; set[0] >= 0; set += 3)
+		want[set[0] * 256 + set[1]] = (uint32_t)set[2];
+	for (int c = 0; c < ch; c++) {
+		size_t sum = 0;
+		for (int v = 0; v < 256; v++)
+			sum += got[c * 256 + v];
+		if (sum != pixels)
+			return 0;
+	}
+	return !memcmp(got, want, (size_t)ch * 256 * sizeof *got);
+}
+
+static void test_histogram_parse(void)
+{
+	static const char *const good[] = { "histogram", "histogram:-", "histogram:h.csv",
+					    "histogram:plot=p.png", "histogram:plot=-",
+					    "histogram:h.csv:plot=p.png:scale=log",
+					    "histogram:plot=p.png:scale=linear",
+					    "histogram:./a=b.csv", NULL };
+	static const char *const bad[] = { "histogram:", "histogram::", "histogram:a.csv:b.csv",
+					   "histogram:-:-", "histogram:plot=",
+					   "histogram:plot=a.png:plot=b.png", "histogram:scale=log",
+					   "histogram:scale=cubic:plot=a.png", "histogram:plto=a.png",
+					   "histogram:Plot=a.png",
+					   "histogram:plot=a.png:scale=log:scale=log", NULL };
+	char name[80];
+	for (int i = 0; good[i]; i++) {
+		snprintf(name, sizeof name, "chain accepts '%s'", good[i]);
+		CHECK(name, parse_one(good[i]) == 0);
+	}
+	for (int i = 0; bad[i]; i++) {
+		snprintf(name, sizeof name, "chain rejects '%s'", bad[i]);
+		CHECK(name, parse_one(bad[i]) < 0 && *err_msg());
+	}
+	parse_one("histogram:plto=a.png");
+	CHECK("histogram names an unknown option",
+	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE or "
+				 "scale=linear|log)"));
+
+	// the files each form writes
+	struct {
+		const char *token;
+		int n;
+		const char *path[2];
+		bool image[2];
+	} f[] = {
+		{ "histogram", 1, { "-" }, { false } },
+		{ "histogram:plot=p.png", 1, { "p.png" }, { true } },
+		{ "histogram:plot=p.png:-", 2, { "-", "p.png" }, { false, true } },
+		{ "histogram:h.csv:scale=log:plot=p.bmp", 2, { "h.csv", "p.bmp" }, { false, true } },
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		struct chain c;
+		struct stage_file files[STAGE_FILES_MAX];
+		char *t = (char *)f[i].token;
+		int n = -1, same = 0;
+		if (chain_parse(&c, 1, &t) == 0) {
+			n = c.st[0].ops->files(c.st[0].params, files);
+			same = n == f[i].n;
+			for (int k = 0; same && k < n; k++)
+				same = !strcmp(files[k].path, f[i].path[k]) &&
+				       files[k].image == f[i].image[k];
+			chain_free(&c);
+		}
+		snprintf(name, sizeof name, "files of '%s'", f[i].token);
+		CHECK(name, same);
+	}
+}
+
+static void test_histogram_counts(void)
+{
+	const char *h[] = { "histogram" };
+	struct chain c;
+	struct img o;
+
+	// 3x2 grey: 0 0 5 / 255 5 5
+	uint8_t g1[] = { 0, 0, 5, 255, 5, 5 };
+	struct img in1 = { 3, 2, 1, g1 };
+	CHECK("histogram 1 channel runs", run_kept(&c, 1, h, &in1, &o) == 0);
+	CHECK("histogram 1 channel by hand",
+	      hist_is(c.st[0].side, 1, 6, (int[]){ 0, 0, 2, 0, 5, 3, 0, 255, 1, -1 }));
+	CHECK("histogram passes the image through", img_is(&o, 3, 2, 1, g1));
+	CHECK("histogram side output is 1 KiB", c.side_bytes == 1024);
+	free(o.data);
+	chain_free(&c);
+
+	// 2x2 grey+alpha: (10,255) (10,0) / (200,255) (10,255)
+	uint8_t g2[] = { 10, 255, 10, 0, 200, 255, 10, 255 };
+	struct img in2 = { 2, 2, 2, g2 };
+	CHECK("histogram 2 channels runs", run_kept(&c, 1, h, &in2, &o) == 0);
+	CHECK("histogram 2 channels by hand",
+	      hist_is(c.st[0].side, 2, 4,
+		      (int[]){ 0, 10, 3, 0, 200, 1, 1, 255, 3, 1, 0, 1, -1 }));
+	free(o.data);
+	chain_free(&c);
+
+	// 2x1 RGB: red, white (the example in climg(1))
+	uint8_t g3[] = { 255, 0, 0, 255, 255, 255 };
+	struct img in3 = { 2, 1, 3, g3 };
+	CHECK("histogram 3 channels runs", run_kept(&c, 1, h, &in3, &o) == 0);
+	CHECK("histogram 3 channels by hand",
+	      hist_is(c.st[0].side, 3, 2,
+		      (int[]){ 0, 255, 2, 1, 0, 1, 1, 255, 1, 2, 0, 1, 2, 255, 1, -1 }));
+	struct stage_render r;
+	const struct chain_stage *s = &c.st[0];
+	CHECK("histogram renders its CSV", s->ops->render(s->params, &s->in, s->side, 0, &r) == 0);
+	char want[4096];
+	size_t len = (size_t)sprintf(want, "value,red,green,blue\n0,0,1,1\n");
+	for (int v = 1; v < 255; v++)
+		len += (size_t)sprintf(want + len, "%d,0,0,0\n", v);
+	len += (size_t)sprintf(want + len, "255,2,1,1\n");
+	CHECK("histogram CSV exactly", r.text && r.len == len && !memcmp(r.text, want, len));
+	free(r.text);
+	char where[96];
+	s->ops->side_where(s->params, &s->in, 256 + 77, where, sizeof where);
+	CHECK("histogram names a bin", !strcmp(where, "channel 1 (green) value 77"));
+	free(o.data);
+	chain_free(&c);
+
+	// 3x1 RGBA: (1,2,3,4) (1,2,3,4) (4,3,2,1)
+	uint8_t g4[] = { 1, 2, 3, 4, 1, 2, 3, 4, 4, 3, 2, 1 };
+	struct img in4 = { 3, 1, 4, g4 };
+	CHECK("histogram 4 channels runs", run_kept(&c, 1, h, &in4, &o) == 0);
+	CHECK("histogram 4 channels by hand",
+	      hist_is(c.st[0].side, 4, 3,
+		      (int[]){ 0, 1, 2, 0, 4, 1, 1, 2, 2, 1, 3, 1, 2, 3, 2, 2, 2, 1, 3, 4, 2,
+			       3, 1, 1, -1 }));
+	free(o.data);
+	chain_free(&c);
+
+	// histograms around other stages: each sees its own input, the image is untouched
+	const char *chain[] = { "histogram:a.csv", "grey", "histogram:b.csv", "rotate:90",
+				"histogram:c.csv" };
+	const char *plain[] = { "grey", "rotate:90" };
+	CHECK("histogram chain runs", run_kept(&c, 5, chain, &in4, &o) == 0);
+	CHECK("histogram chain side sizes", c.side_bytes == 4096 + 2048 + 2048 &&
+						    c.st[0].side_offset == 0 &&
+						    c.st[2].side_offset == 4096 &&
+						    c.st[4].side_offset == 6144);
+	// grey of (1,2,3) = (9798 + 38470 + 11205 + 16384) >> 15 = 2, of (4,3,2) = 3
+	CHECK("histogram after grey by hand",
+	      hist_is(c.st[2].side, 2, 3, (int[]){ 0, 2, 2, 0, 3, 1, 1, 4, 2, 1, 1, 1, -1 }));
+	CHECK("rotation keeps the histogram", !memcmp(c.st[2].side, c.st[4].side, 2048));
+	struct img p = run_chain(2, plain, &in4);
+	CHECK("histograms leave the chain's image alone", img_is(&o, p.w, p.h, p.ch, p.data));
+	free(p.data);
+	free(o.data);
+	chain_free(&c);
+}
+
+static void test_histogram_plot(void)
+{
+	static uint32_t a[3 * 256], b[3 * 256];
+	struct img pa, pb, pc;
+	CHECK("log2_q16(1) = 0", histogram_log2_q16(1) == 0);
+	CHECK("log2_q16(2) = 65536", histogram_log2_q16(2) == 65536);
+	CHECK("log2_q16(3) = floor(103872.10)", histogram_log2_q16(3) == 103872);
+	CHECK("log2_q16(10) = floor(217705.88)", histogram_log2_q16(10) == 217705);
+	CHECK("log2_q16(2^32) = 32 << 16", histogram_log2_q16((uint64_t)1 << 32) == 2097152);
+	CHECK("log2_q16(65535^2 + 1) = floor(2097149.11)",
+	      histogram_log2_q16(4294836226) == 2097149);
+	a[0] = 5, a[256 + 7] = 5, a[512 + 255] = 5;
+	memcpy(b, a, sizeof a);
+	b[256 + 7] = 4, b[256 + 8] = 1;
+	CHECK("plot draws", histogram_plot(a, 3, false, &pa) == 0);
+	CHECK("plot size", pa.w == HISTOGRAM_PLOT_W && pa.h == HISTOGRAM_PLOT_H && pa.ch == 3 &&
+				   pa.w == 536 && pa.h == 300);
+	CHECK("plot draws again", histogram_plot(a, 3, false, &pb) == 0);
+	CHECK("plot is reproducible", !memcmp(pa.data, pb.data, img_bytes(&pa)));
+	free(pb.data);
+	CHECK("plot of other counts", histogram_plot(b, 3, false, &pb) == 0);
+	CHECK("plot changes with the counts", memcmp(pa.data, pb.data, img_bytes(&pa)));
+	CHECK("plot log scale", histogram_plot(b, 3, true, &pc) == 0);
+	CHECK("log scale differs", memcmp(pc.data, pb.data, img_bytes(&pa)));
+	// value 255 of blue is a full-height bar: the top row of the plot area at the columns
+	// of 255 (x = 12 + 510, y = 20) is the blue curve; value 100 is empty: its bottom row
+	// holds a curve, and just above it the white background
+	const uint8_t *top = pa.data + ((size_t)20 * pa.w + 522) * 3;
+	const uint8_t *bg = pa.data + ((size_t)270 * pa.w + 12 + 200) * 3;
+	CHECK("plot: the blue bar reaches the top", top[0] == 32 && top[1] == 64 && top[2] == 224);
+	CHECK("plot: background is white", bg[0] == 255 && bg[1] == 255 && bg[2] == 255);
+	free(pa.data);
+	free(pb.data);
+	free(pc.data);
 }
 
 // A stage that doubles both sides, standing in for one that grows the image (a rotation
@@ -210,9 +1233,14 @@ static int grow_plan(const void *params, const struct geom *in, struct stage_pla
 	return 0;
 }
 
+static void grow_run_cpu(const void *params, const struct img *in, struct img *out)
+{
+	(void)params, (void)in, (void)out; // planned, never run
+}
+
 static const struct stage_ops stage_grow = {
 	.name = "grow", .usage = "grow", .summary = "doubles the sides (unit test only)",
-	.params_size = 1, .parse = grow_parse, .plan = grow_plan,
+	.params_size = 1, .parse = grow_parse, .plan = grow_plan, .run_cpu = grow_run_cpu,
 };
 
 // A chain of n grow stages (built by hand: grow is not in the registry).
@@ -241,13 +1269,13 @@ static void test_limits(void)
 	grow_chain(&c, st, 10, 0);
 	CHECK("growth past 65535 a side is refused", chain_plan(&c, &g) < 0);
 	CHECK("growth message names stage and limit",
-	      !strcmp(err_msg(), "grow (stage 10): output: 102400x51200 exceeds the 65535-pixel side limit"));
+	      !strcmp(err_msg(), "grow: the output would be 102400x51200 pixels; sides are limited to 65535"));
 	// 100x50 = 5000 pixels; after 2 doublings 400x200 = 80000
 	grow_chain(&c, st, 2, 80000);
 	CHECK("growth to exactly --max-pixels passes", chain_plan(&c, &g) == 0);
 	grow_chain(&c, st, 2, 79999);
 	CHECK("growth one pixel past --max-pixels is refused", chain_plan(&c, &g) < 0);
-	CHECK("--max-pixels message", !strcmp(err_msg(), "grow (stage 2): output: 400x200 exceeds --max-pixels (79999)"));
+	CHECK("--max-pixels message", !strcmp(err_msg(), "grow: the output would be 400x200 = 80000 pixels, more than --max-pixels 79999"));
 	grow_chain(&c, st, 1, 0);
 	CHECK("an empty input is refused by the plan", chain_plan(&c, &(struct geom){ 0, 5, 3 }) < 0);
 	CHECK("5 channels are refused by the plan", chain_plan(&c, &(struct geom){ 5, 5, 5 }) < 0);
@@ -289,6 +1317,22 @@ int main(void)
 	test_grey();
 	test_geometry();
 	test_plan();
+	test_rotate_sincos();
+	test_rotate_sizes();
+	test_rotate_mapping_right_angles();
+	test_rotate_by_hand();
+	test_rotate_bg();
+	test_rotate_bright_pixel();
+	test_rotate_roundtrip();
+	test_histogram_parse();
+	test_histogram_counts();
+	test_histogram_plot();
+	test_convolve_borders();
+	test_convolve_impulse();
+	test_convolve_identities();
+	test_convolve_values();
+	test_convolve_errors();
+	test_convolve_ints();
 	test_limits();
 	test_messages();
 	return failures ? 1 : 0;

@@ -272,7 +272,7 @@ int io_jpeg_encode(struct outfile *f, const struct img *im, int quality)
 	struct jpeg_enc *e = NULL;
 	size_t stride = img_bytes(im) / (size_t)im->h;
 	int colour = im->ch >= 3;
-	int out_ch = colour ? 3 : 1;
+	volatile int out_ch = colour ? 3 : 1; // volatile: live across setjmp
 	volatile int rc = -1; // read after longjmp
 
 	e = calloc(1, sizeof(*e));

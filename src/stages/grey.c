@@ -69,12 +69,13 @@ static void grey_run_cpu(const void *params, const struct img *in, struct img *o
 static int grey_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct grey_params *p = params;
+	size_t npx = (size_t)c->gin.w * (size_t)c->gin.h;
 	if (!c->out) // passthrough: grey input
 		return 0;
-	return ocl_run(c->ocl, "grey", "grey", (size_t)c->gin.w, (size_t)c->gin.h, 0, 0,
-		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
-					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch), OCL_INT(p->wr),
-					   OCL_INT(p->wg), OCL_INT(p->wb), OCL_END });
+	return ocl_run(c->ocl, "grey", c->gin.ch == 3 ? "grey_c3" : "grey_c4", (npx + 15) / 16, 1,
+		       0, 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_UINT(npx),
+					   OCL_INT(p->wr), OCL_INT(p->wg), OCL_INT(p->wb), OCL_END });
 }
 
 const struct stage_ops stage_grey = {

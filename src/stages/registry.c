@@ -4,14 +4,18 @@
 
 #include "stage.h"
 
+extern const struct stage_ops stage_convolve;
 extern const struct stage_ops stage_grey;
+extern const struct stage_ops stage_histogram;
 extern const struct stage_ops stage_rotate;
 extern const struct stage_ops stage_transpose;
 
 const struct stage_ops *const stage_list[] = {
+	&stage_convolve,
 	&stage_grey,
 	&stage_rotate,
 	&stage_transpose,
+	&stage_histogram,
 	NULL,
 };
 

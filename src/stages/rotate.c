@@ -1,41 +1,229 @@
 // SPDX-License-Identifier: MIT
-// rotate: turn the image clockwise by a multiple of 90 degrees, as an exact index remap.
+// rotate: turn the image clockwise by any angle. Multiples of 90 degrees are exact index
+// remaps; other angles resample the input through an inverse mapping in integers.
 //
-//   rotate:DEGREES   DEGREES is a multiple of 90, negative or beyond 360 allowed;
-//                    positive is clockwise (as ImageMagick -rotate and vips rot).
+//   rotate:DEGREES[:bilinear|nearest][:expand|crop][:bg=COLOUR]
+//     DEGREES   any finite number, reduced modulo 360; positive is clockwise (as
+//               ImageMagick -rotate and vips rot), negative anticlockwise
+//     bilinear  (the default) or nearest: how angles that are not multiples of 90 sample
+//               the input; right angles never interpolate
+//     expand    (the default) the canvas holds the whole rotated image; crop keeps W x H
+//     bg=V, bg=#RRGGBB, bg=#RRGGBBAA   the background of pixels the image does not cover:
+//               V is an opaque grey 0-255, hex digits in either case. Default: black,
+//               fully transparent where the image has alpha. An image without alpha
+//               ignores AA; a grey image takes the colour's BT.601 luma,
+//               (9798 R + 19235 G + 3735 B + 16384) >> 15, as the grey stage computes it
+//   The options after the angle come in any order, each at most once.
 //
-// Output size: W x H for 0 and 180, H x W for 90 and 270. With W, H the input size and
-// (x, y) an output pixel:
+// Output size, W x H the input's: crop keeps W x H. expand: W x H for 0 and 180, H x W for
+// 90 and 270, otherwise (as ImageMagick -rotate)
+//   W' = ceil(W |cos A| + H |sin A| - 1e-6),  H' = ceil(W |sin A| + H |cos A| - 1e-6)
+// with cos A and sin A from rotate_sincos(). The pipeline refuses sides over 65535 pixels
+// and areas over --max-pixels before any pixel moves.
+//
+// Right angles, (x, y) an output pixel:
 //    90: out(x, y) = in(y, H-1-x)
 //   180: out(x, y) = in(W-1-x, H-1-y)
 //   270: out(x, y) = in(W-1-y, x)
-// 0 (and 360, -720, ...) passes the image through. kernels/rotate.cl computes the same.
+// 0 (and 360, -720, ...) passes the image through. With crop, 90 and 270 of a non-square
+// image are these remaps placed on the W x H canvas, computed exactly by the nearest
+// mapping below (its positions are whole or half pixels, rounded up):
+//    90: out(x, y) = in(y + k, H-1-x + k),  k = ceil((W-H)/2)
+//   270: out(x, y) = in(W-1-y + m, x + m),  m = ceil((H-W)/2)
+// and the background where that falls outside the input.
+//
+// Border rule and the mapping for any other angle (kernels/rotate.cl computes exactly this
+// and cites it as "the mapping"). Pixel (x, y) is the square centred on (x + 1/2, y + 1/2);
+// the input centre (W/2, H/2) goes to the output centre (W'/2, H'/2); each output pixel
+// centre is mapped back into the input by the rotation through -A, so there are no holes:
+//   C = round(2^30 cos A), S = round(2^30 sin A)   once, on the host (|C|, |S| <= 2^30)
+//   dx = 2x + 1 - W',  dy = 2y + 1 - H'             twice the offset from the output centre
+//   U = 2^30 (W-1) + C dx + S dy + 2^48             = 2^31 (source x + 2^17)
+//   V = 2^30 (H-1) - S dx + C dy + 2^48             = 2^31 (source y + 2^17)
+// in 64-bit integers: |C dx| < 2^46, and 2^48 (2^17 pixels) keeps U and V positive (a
+// source point is within 46341 pixels of the centre of an input of at most 65535 a side),
+// so >> is floor. Coefficient error: 2^-31 times at most 46341 pixels < 0.00003 pixel.
+//   nearest:  sx = ((U + 2^30) >> 31) - 2^17, sy likewise from V        (half rounds up)
+//             out = in(sx, sy), or the background outside the input
+//   bilinear: u = (U + 2^22) >> 23, v likewise              (in 1/256 pixel, half rounds up)
+//             sx = (u >> 8) - 2^17, fx = u & 255; sy, fy likewise from v
+//             p00 = in(sx, sy), p10 = in(sx+1, sy), p01 = in(sx, sy+1), p11 = in(sx+1, sy+1),
+//             each the background where outside the input, weigh
+//             w00 = (256-fx)(256-fy), w10 = fx (256-fy), w01 = (256-fx) fy, w11 = fx fy
+//             (summing to 2^16). Without alpha (1 and 3 channels), every channel:
+//               out = (sum w p + 2^15) >> 16
+//             With alpha (2 and 4 channels, alpha last) colour is weighted by alpha, so a
+//             transparent sample lends no colour (no dark fringe on a transparent bg):
+//               D = sum w a,  alpha = (D + 2^15) >> 16
+//               colour = (sum w a p + D/2) / D, integer division (D/2 rounded down),
+//                        or (sum w p + 2^15) >> 16 when D = 0
+//             All sums fit 32 unsigned bits: sum w a p <= 2^16 * 255 * 255 < 2^32 - 2^23.
+#if defined(__clang__)
+// rotate_sincos must round every operation: no fused multiply-adds (GCC does not fuse in
+// ISO C mode, -std=c11; clang needs telling)
+#pragma STDC FP_CONTRACT OFF
+#endif
+#include "rotate.h"
+
 #include <math.h>
+#include <string.h>
 
 #include "../err.h"
 #include "../ocl.h"
 #include "../parse.h"
+#include "remap.h"
 #include "stage.h"
 
+#define BIAS_PX (1 << 17)       // pixels added to source positions to keep them positive
+#define BIAS ((int64_t)1 << 48) // the same, in units of 2^-31 pixel
+#define ONE ((int64_t)1 << 30)  // the scale of C and S
+
+enum bg_kind { BG_DEFAULT = 0, BG_GREY, BG_RGBA };
+
 struct rotate_params {
-	int quarters; // clockwise quarter turns, 0..3
+	int quarters; // right angles: clockwise quarter turns 0..3; -1 for other angles
+	bool nearest, crop;
+	double cos_a, sin_a; // from rotate_sincos(), for the canvas size
+	int32_t c, s;        // round(2^30 cos A), round(2^30 sin A)
+	enum bg_kind bg_kind;
+	uint8_t bg[4]; // BG_GREY: bg[0]; BG_RGBA: R, G, B, A
 };
+
+// ---- the angle ------------------------------------------------------------------------------
+
+// sin and cos of t degrees, 0 < t <= 45, by their Taylor series to x^17 and x^16 (the next
+// terms are below 1e-17) in Horner form, sin x = x (1 - x^2/(2*3) (1 - x^2/(4*5) (...))):
+// a fixed sequence of correctly rounded IEEE operations, so the same bits on every host.
+static void sincos_45(double t, double *sin_t, double *cos_t)
+{
+	double x = t * 0.017453292519943295; // pi / 180
+	double x2 = x * x, s = 1, c = 1;
+	for (int k = 8; k >= 1; k--) {
+		s = 1 - x2 / ((2 * k) * (2 * k + 1)) * s;
+		c = 1 - x2 / ((2 * k - 1) * (2 * k)) * c;
+	}
+	*sin_t = x * s;
+	*cos_t = c;
+}
+
+// The angle reduced to 0 <= r < 360 degrees. fmod is exact; adding 360 to a tiny negative
+// remainder may round to 360, which is 0.
+static double reduce_360(double degrees)
+{
+	double r = fmod(degrees, 360.0);
+	if (r < 0)
+		r += 360.0;
+	return r >= 360.0 ? 0.0 : r;
+}
+
+void rotate_sincos(double degrees, double *cos_a, double *sin_a)
+{
+	double r = reduce_360(degrees), t, st, ct;
+	int q = r >= 270 ? 3 : r >= 180 ? 2 : r >= 90 ? 1 : 0;
+	t = r - 90.0 * q; // exact (Sterbenz), 0 <= t < 90
+	if (t == 0)
+		st = 0, ct = 1;
+	else if (t == 45)
+		st = ct = 0.70710678118654752440; // sqrt(1/2): sin and cos exactly equal
+	else if (t < 45)
+		sincos_45(t, &st, &ct);
+	else
+		sincos_45(90.0 - t, &ct, &st); // 90 - t is exact
+	// sin(t + 90) = cos t, cos(t + 90) = -sin t
+	switch (q) {
+	case 0: *cos_a = ct, *sin_a = st; break;
+	case 1: *cos_a = -st, *sin_a = ct; break;
+	case 2: *cos_a = -ct, *sin_a = -st; break;
+	default: *cos_a = st, *sin_a = -ct; break;
+	}
+}
+
+// ---- parsing --------------------------------------------------------------------------------
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+// bg=V, bg=#RRGGBB or bg=#RRGGBBAA (v is the part after "bg=").
+static int parse_bg(struct rotate_params *p, const char *v)
+{
+	size_t n = strlen(v);
+	long grey;
+	if (v[0] == '#' && (n == 7 || n == 9)) {
+		p->bg[3] = 255;
+		for (size_t i = 0; i < (n - 1) / 2; i++) {
+			int hi = hex_digit(v[1 + 2 * i]), lo = hex_digit(v[2 + 2 * i]);
+			if (hi < 0 || lo < 0)
+				goto bad;
+			p->bg[i] = (uint8_t)(hi * 16 + lo);
+		}
+		p->bg_kind = BG_RGBA;
+		return 0;
+	}
+	if (parse_long(v, 0, 255, &grey)) {
+		p->bg[0] = (uint8_t)grey;
+		p->bg_kind = BG_GREY;
+		return 0;
+	}
+bad:
+	return err_set("rotate: bg must be a grey level 0-255, #RRGGBB or #RRGGBBAA, not '%s'", v);
+}
 
 static int rotate_parse(void *params, int argc, char **argv)
 {
 	struct rotate_params *p = params;
+	bool interp_set = false, canvas_set = false, bg_set = false;
 	double deg, r;
-	if (argc != 1)
-		return err_set("rotate: needs one angle in degrees, e.g. rotate:90");
+	if (argc < 1)
+		return err_set("rotate: needs an angle in degrees, e.g. rotate:90 or rotate:30");
 	if (!parse_double(argv[0], &deg))
 		return err_set("rotate: angle must be a number, not '%s'", argv[0]);
-	r = fmod(deg, 360.0);
-	if (r < 0)
-		r += 360.0;
-	if (r != 0.0 && r != 90.0 && r != 180.0 && r != 270.0)
-		return err_set("rotate: angle must be a multiple of 90 degrees, not '%s'", argv[0]);
-	p->quarters = (int)(r / 90.0);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool *seen;
+		if (!strcmp(a, "nearest") || !strcmp(a, "bilinear")) {
+			seen = &interp_set;
+			p->nearest = a[0] == 'n';
+		} else if (!strcmp(a, "expand") || !strcmp(a, "crop")) {
+			seen = &canvas_set;
+			p->crop = a[0] == 'c';
+		} else if (!strncmp(a, "bg=", 3)) {
+			seen = &bg_set;
+			if (!bg_set && parse_bg(p, a + 3) < 0)
+				return -1;
+		} else {
+			return err_set("rotate: unknown option '%s' (use bilinear, nearest, expand, "
+				       "crop or bg=COLOUR)",
+				       a);
+		}
+		if (*seen)
+			return err_set("rotate: '%s' repeats or contradicts an earlier option", a);
+		*seen = true;
+	}
+	rotate_sincos(deg, &p->cos_a, &p->sin_a);
+	p->c = (int32_t)lround(p->cos_a * (double)ONE); // exact scaling, then half away from 0
+	p->s = (int32_t)lround(p->sin_a * (double)ONE);
+	r = reduce_360(deg);
+	p->quarters = -1;
+	if (r == 0.0 || r == 90.0 || r == 180.0 || r == 270.0)
+		p->quarters = (int)(r / 90.0);
 	return 0;
+}
+
+// ---- geometry -------------------------------------------------------------------------------
+
+// Whether a run takes the mapping rather than the right-angle remaps: any angle that is not
+// a multiple of 90, and 90 or 270 cropped to a non-square canvas.
+static bool use_mapping(const struct rotate_params *p, const struct geom *in)
+{
+	return p->quarters < 0 || (p->crop && p->quarters % 2 && in->w != in->h);
 }
 
 static int rotate_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -43,12 +231,106 @@ static int rotate_plan(const void *params, const struct geom *in, struct stage_p
 	const struct rotate_params *p = params;
 	plan->out = *in;
 	plan->passthrough = p->quarters == 0;
-	if (p->quarters % 2) {
-		plan->out.w = in->h;
-		plan->out.h = in->w;
+	if (p->crop)
+		return 0;
+	if (p->quarters > 0) {
+		if (p->quarters % 2) {
+			plan->out.w = in->h;
+			plan->out.h = in->w;
+		}
+		return 0;
 	}
+	// At most 65535 * sqrt(2): the pipeline refuses what exceeds its limits.
+	double ca = fabs(p->cos_a), sa = fabs(p->sin_a);
+	plan->out.w = (int)ceil(in->w * ca + in->h * sa - 1e-6);
+	plan->out.h = (int)ceil(in->w * sa + in->h * ca - 1e-6);
 	return 0;
 }
+
+// ---- the mapping on the CPU -----------------------------------------------------------------
+
+// The background for an image of ch channels (see the header).
+static void bg_pixel(const struct rotate_params *p, int ch, uint8_t bg[4])
+{
+	uint8_t r = p->bg[0], g = p->bg[1], b = p->bg[2], a = p->bg[3];
+	memset(bg, 0, 4);
+	if (p->bg_kind == BG_DEFAULT)
+		return; // black, transparent
+	if (p->bg_kind == BG_GREY)
+		g = b = r, a = 255;
+	if (ch <= 2)
+		bg[0] = (uint8_t)((9798 * r + 19235 * g + 3735 * b + 16384) >> 15);
+	else
+		bg[0] = r, bg[1] = g, bg[2] = b;
+	if (ch == 2 || ch == 4)
+		bg[ch - 1] = a;
+}
+
+void rotate_map_cpu(const struct rotate_map *m, const struct img *in, struct img *out)
+{
+	const int W = in->w, H = in->h, ch = in->ch, ow = out->w, oh = out->h;
+	const bool alpha = ch == 2 || ch == 4;
+	for (int y = 0; y < oh; y++) {
+		uint8_t *d = out->data + (size_t)y * ow * ch;
+		for (int x = 0; x < ow; x++, d += ch) {
+			int64_t dx = 2 * x + 1 - ow, dy = 2 * y + 1 - oh;
+			int64_t U = ((int64_t)(W - 1) << 30) + dx * m->c + dy * m->s + BIAS;
+			int64_t V = ((int64_t)(H - 1) << 30) - dx * m->s + dy * m->c + BIAS;
+			if (!m->bilinear) {
+				int sx = (int)((U + ONE) >> 31) - BIAS_PX;
+				int sy = (int)((V + ONE) >> 31) - BIAS_PX;
+				const uint8_t *s = m->bg;
+				if (sx >= 0 && sx < W && sy >= 0 && sy < H)
+					s = in->data + ((size_t)sy * W + sx) * ch;
+				memcpy(d, s, (size_t)ch);
+				continue;
+			}
+			uint32_t u = (uint32_t)((U + (1 << 22)) >> 23);
+			uint32_t v = (uint32_t)((V + (1 << 22)) >> 23);
+			int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;
+			uint32_t fx = u & 255, fy = v & 255;
+			uint32_t w[4] = { (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy,
+					  fx * fy };
+			const uint8_t *p[4];
+			for (int k = 0; k < 4; k++) {
+				int px = sx + (k & 1), py = sy + (k >> 1);
+				p[k] = m->bg;
+				if (px >= 0 && px < W && py >= 0 && py < H)
+					p[k] = in->data + ((size_t)py * W + px) * ch;
+			}
+			uint32_t D = 0, wa[4] = { 0, 0, 0, 0 };
+			if (alpha) {
+				for (int k = 0; k < 4; k++)
+					D += wa[k] = w[k] * p[k][ch - 1];
+				d[ch - 1] = (uint8_t)((D + 32768) >> 16);
+			}
+			for (int c = 0; c < ch - alpha; c++) {
+				uint32_t n = 0;
+				if (D) {
+					for (int k = 0; k < 4; k++)
+						n += wa[k] * p[k][c];
+					d[c] = (uint8_t)((n + D / 2) / D);
+				} else {
+					for (int k = 0; k < 4; k++)
+						n += w[k] * p[k][c];
+					d[c] = (uint8_t)((n + 32768) >> 16);
+				}
+			}
+		}
+	}
+}
+
+// The mapping for params p on an image of ch channels.
+static struct rotate_map map_of(const struct rotate_params *p, int ch)
+{
+	struct rotate_map m = { .c = p->c, .s = p->s, .bilinear = !p->nearest };
+	if (p->quarters >= 0)
+		m.bilinear = false; // right angles never interpolate
+	bg_pixel(p, ch, m.bg);
+	return m;
+}
+
+// ---- the right-angle remaps -------------------------------------------------------------------
 
 static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
 {
@@ -75,23 +357,69 @@ static void rotate_run_cpu(const void *params, const struct img *in, struct img 
 static int rotate_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct rotate_params *p = params;
-	static const char *const kernel[] = { NULL, "rotate_90", "rotate_180", "rotate_270" };
+	int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	if (!c->out)
 		return 0;
-	return ocl_run(c->ocl, "rotate", kernel[p->quarters], (size_t)c->gout.w,
-		       (size_t)c->gout.h, 0, 0,
+	if (p->quarters == 1)
+		return remap_run_cl(c, "rotate", "rotate_90");
+	if (p->quarters == 3)
+		return remap_run_cl(c, "rotate", "rotate_270");
+	if (W % 4 == 0) {
+		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group
+		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
+						     "rotate_180_c3", "rotate_180_c4" };
+		size_t groups = (size_t)W / 4, items = (groups + 3) / 4;
+		return ocl_run(c->ocl, "rotate", name[ch], (items + 255) / 256 * 256, (size_t)H,
+			       256, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+						   OCL_INT(H), OCL_END });
+	}
+	return ocl_run(c->ocl, "rotate", "rotate_180", (size_t)W, (size_t)H, 0, 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+					   OCL_INT(ch), OCL_END });
+}
+
+// ---- either path ------------------------------------------------------------------------------
+
+static void rotate_cpu(const void *params, const struct img *in, struct img *out)
+{
+	const struct rotate_params *p = params;
+	struct geom g = { in->w, in->h, in->ch };
+	if (out && use_mapping(p, &g)) {
+		struct rotate_map m = map_of(p, in->ch);
+		rotate_map_cpu(&m, in, out);
+		return;
+	}
+	rotate_run_cpu(params, in, out);
+}
+
+static int rotate_cl(const void *params, const struct stage_cl *c)
+{
+	const struct rotate_params *p = params;
+	if (!c->out || !use_mapping(p, &c->gin))
+		return rotate_run_cl(params, c);
+	struct rotate_map m = map_of(p, c->gin.ch);
+	uint32_t bg = m.bg[0] | m.bg[1] << 8 | m.bg[2] << 16 | (uint32_t)m.bg[3] << 24;
+	const char *kernel = !m.bilinear           ? "rotate_nearest"
+			     : c->gin.ch == 1 ? "rotate_bilinear_c1"
+			     : c->gin.ch == 3 ? "rotate_bilinear_c3" // no alpha: a shorter path
+					      : "rotate_bilinear";
+	return ocl_run(c->ocl, "rotate", kernel,
+		       (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
-					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch), OCL_END });
+					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch),
+					   OCL_INT(c->gout.w), OCL_INT(c->gout.h), OCL_INT(m.c),
+					   OCL_INT(m.s), OCL_UINT(bg), OCL_END });
 }
 
 const struct stage_ops stage_rotate = {
 	.name = "rotate",
-	.usage = "rotate:DEGREES",
-	.summary = "turn clockwise by a multiple of 90 degrees (exact remap)",
+	.usage = "rotate:DEGREES[:OPTION...]",
+	.summary = "turn clockwise by any angle: right angles exact, others bilinear or nearest",
 	.params_size = sizeof(struct rotate_params),
 	.parse = rotate_parse,
 	.plan = rotate_plan,
-	.run_cpu = rotate_run_cpu,
+	.run_cpu = rotate_cpu,
 	.program = "rotate",
-	.run_cl = rotate_run_cl,
+	.run_cl = rotate_cl,
 };

@@ -14,18 +14,45 @@
 struct ocl;
 struct ocl_buf;
 
+// Side outputs. Besides (or instead of) transforming the image, a stage may measure it: its
+// plan asks for side_bytes of side output, an array of uint32_t (host byte order on the CPU,
+// device byte order on the device; the pipeline assumes they agree), such as a histogram's
+// counts. The pipeline owns it: it allocates side_bytes on the host and on the device,
+// zeroes both before the run, hands them to side_cpu / side_cl, downloads every stage's
+// side output in one read at the end of the chain, and --verify compares them word by word.
+// After a successful run the stage's files (a CSV, a plot) are rendered from it by render.
+
 // What a stage will do to an image of a given geometry, decided before any pixel moves.
 struct stage_plan {
-	struct geom out;  // output geometry
-	bool passthrough; // the stage writes no image: the next stage reads this stage's input
+	struct geom out;   // output geometry
+	bool passthrough;  // the stage writes no image: the next stage reads this stage's input
+	size_t side_bytes; // bytes of side output (a multiple of 4), 0 for none
 };
 
 // The OpenCL side of one stage run. in and out are distinct device buffers (a stage never
-// writes its input); out is NULL when the plan is passthrough.
+// writes its input); out is NULL when the plan is passthrough. side is the device buffer
+// holding every stage's side output, this stage's starting side_offset bytes in (a multiple
+// of 4); NULL when the plan has no side output.
 struct stage_cl {
 	struct ocl *ocl;
 	struct ocl_buf *in, *out;
 	struct geom gin, gout;
+	struct ocl_buf *side;
+	size_t side_offset;
+};
+
+// A file a stage writes from its side output, named by its arguments.
+#define STAGE_FILES_MAX 4
+struct stage_file {
+	const char *path; // "-" is standard output; points into the params block
+	bool image;       // an image (format by extension, PNG on streams), else text
+};
+
+// A rendered file: an image (data malloc'd) or text (malloc'd, len bytes), as stage_file says.
+struct stage_render {
+	struct img im;
+	char *text;
+	size_t len;
 };
 
 struct stage_ops {
@@ -41,12 +68,42 @@ struct stage_ops {
 	// Output geometry for an input geometry. -1 with err set if the input cannot be taken.
 	int (*plan)(const void *params, const struct geom *in, struct stage_plan *plan);
 
-	// The reference implementation. out is NULL when the plan is passthrough.
+	// The reference implementation. out is NULL when the plan is passthrough. May be NULL
+	// for a stage that only measures: its plan is always passthrough and it has side_cpu.
 	void (*run_cpu)(const void *params, const struct img *in, struct img *out);
 
 	// Optional OpenCL path; program is the kernels/<program>.cl it needs (normally name).
+	// NULL in a stage that only measures.
 	const char *program;
 	int (*run_cl)(const void *params, const struct stage_cl *c);
+
+	// ---- side outputs (optional; see the top of this file) ----
+
+	// The reference for the side output: reads in (this stage's input) and adds to side,
+	// plan->side_bytes zeroed bytes. Runs before run_cpu.
+	void (*side_cpu)(const void *params, const struct img *in, void *side);
+
+	// The same on the device, into c->side at c->side_offset; required when side_cpu is set
+	// for the chain to run on OpenCL. Runs before run_cl.
+	int (*side_cl)(const void *params, const struct stage_cl *c);
+
+	// Names word i of the side output for --verify messages, e.g. "channel green value 77".
+	void (*side_where)(const void *params, const struct geom *in, size_t i, char *buf,
+			   size_t size);
+
+	// The files this stage writes, from params alone (before any input is read); returns
+	// how many, at most STAGE_FILES_MAX.
+	int (*files)(const void *params, struct stage_file *files);
+
+	// Renders file `index` (as listed by files) from the side output of a run on an input
+	// of geometry in. -1 with err set.
+	int (*render)(const void *params, const struct geom *in, const void *side, int index,
+		      struct stage_render *out);
+
+	// Optional: frees what parse allocated and stored in params (e.g. a kernel's weights),
+	// not the block itself. Called once when the chain is freed, also after a failed parse,
+	// so it must accept a block that parse filled only in part (it starts zeroed).
+	void (*free_params)(void *params);
 };
 
 // The registry (src/stages/registry.c): every stage, NULL-terminated, in --list-stages order.

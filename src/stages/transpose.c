@@ -5,7 +5,7 @@
 //
 // Output size: H x W for a W x H input. kernels/transpose.cl computes the same.
 #include "../err.h"
-#include "../ocl.h"
+#include "remap.h"
 #include "stage.h"
 
 static int transpose_parse(void *params, int argc, char **argv)
@@ -42,10 +42,7 @@ static void transpose_run_cpu(const void *params, const struct img *in, struct i
 static int transpose_run_cl(const void *params, const struct stage_cl *c)
 {
 	(void)params;
-	return ocl_run(c->ocl, "transpose", "transpose", (size_t)c->gout.w, (size_t)c->gout.h,
-		       0, 0,
-		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
-					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch), OCL_END });
+	return remap_run_cl(c, "transpose", "transpose");
 }
 
 const struct stage_ops stage_transpose = {

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+// The integers convolve's parse produced - the weights, divisor and bias numerator of the
+// fixed-point contract written in src/stages/convolve.c - for tests and diagnostics.
+#ifndef CLIMG_CONVOLVE_H
+#define CLIMG_CONVOLVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct convolve_ints {
+	int n;            // kernel side (odd)
+	bool separable;   // w holds kx[n] then ky[n], k[dy][dx] = ky[dy] * kx[dx]
+	int64_t D, B;     // divisor (>= 1) and bias numerator
+	const int32_t *w; // separable: 2n values, else n * n row by row; owned by params
+	int64_t dev_m;    // the device's floor(t / D) for 0 <= t < 256 D: (t * dev_m) >> dev_s,
+	int dev_s;        // or t / D when dev_m is 0
+};
+
+// params is the block of a parsed convolve stage (struct chain_stage.params).
+void convolve_ints(const void *params, struct convolve_ints *out);
+
+#endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// histogram: count how many pixels have each value 0..255 in each channel, at this point of
+// the chain; the image passes through unchanged (no copy on the device).
+//
+//   histogram[:DEST][:plot=FILE][:scale=linear|log]
+//     DEST        the CSV destination: a file (written atomically) or - for standard
+//                 output. Without DEST and without plot=, the CSV goes to standard output;
+//                 with plot= alone, no CSV is written.
+//     plot=FILE   also draw the histogram as an image, format by FILE's extension (- is
+//                 standard output, as PNG); see src/stages/histogram_plot.c.
+//     scale=log   the plot's vertical scale (linear by default).
+//   An argument NAME=VALUE where NAME is only letters is an option; any other argument is
+//   DEST (so ./a=b.csv is a file name, and a misspelt option is an error).
+//
+// Output size: the input's, unchanged (a passthrough). Border rule: none (every pixel is
+// counted once). The side output is ch * 256 uint32 words, W x H the input size:
+//   hist[c * 256 + v] = #{ (x, y) : in(x, y) channel c == v },  0 <= x < W, 0 <= y < H
+// exact, since W * H <= 65535 * 65535 < 2^32. kernels/histogram.cl computes the same.
+//
+// CSV: a header "value,NAMES" (NAMES: grey | grey,alpha | red,green,blue |
+// red,green,blue,alpha), then 256 rows "v,count,count..." for v = 0..255, zero bins
+// included, each line ended by "\n".
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../err.h"
+#include "../ocl.h"
+#include "histogram.h"
+#include "stage.h"
+
+struct histogram_params {
+	const char *csv;  // the CSV destination ("-" = stdout), or NULL for none
+	const char *plot; // the plot's destination, or NULL for none
+	bool log_scale, scale_given;
+};
+
+const char *histogram_channel_name(int ch, int c)
+{
+	static const char *const names[4][4] = {
+		{ "grey" },
+		{ "grey", "alpha" },
+		{ "red", "green", "blue" },
+		{ "red", "green", "blue", "alpha" },
+	};
+	return names[ch - 1][c];
+}
+
+static int histogram_parse(void *params, int argc, char **argv)
+{
+	struct histogram_params *p = params;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '='), *k = a;
+		if (!*a)
+			return err_set("histogram: empty argument (use FILE.csv, -, plot=FILE or "
+				       "scale=linear|log)");
+		while (eq && k < eq && ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z')))
+			k++;
+		if (!eq || k != eq || eq == a) { // not NAME=VALUE: the CSV destination
+			if (p->csv)
+				return err_set("histogram: two CSV destinations, '%s' and '%s'",
+					       p->csv, a);
+			p->csv = a;
+		} else if (!strncmp(a, "plot=", 5)) {
+			if (p->plot)
+				return err_set("histogram: plot= given twice");
+			if (!eq[1])
+				return err_set("histogram: plot= needs a file name, e.g. "
+					       "plot=hist.png");
+			p->plot = eq + 1;
+		} else if (!strncmp(a, "scale=", 6)) {
+			if (p->scale_given)
+				return err_set("histogram: scale= given twice");
+			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log"))
+				return err_set("histogram: scale must be linear or log, not '%s'",
+					       eq + 1);
+			p->log_scale = !strcmp(eq + 1, "log");
+			p->scale_given = true;
+		} else {
+			return err_set("histogram: unknown option '%.*s' (use plot=FILE or "
+				       "scale=linear|log)",
+				       (int)(eq - a + 1), a);
+		}
+	}
+	if (p->scale_given && !p->plot)
+		return err_set("histogram: scale= is for the plot; add plot=FILE");
+	if (!p->csv && !p->plot)
+		p->csv = "-";
+	return 0;
+}
+
+static int histogram_plan(const void *params, const struct geom *in, struct stage_plan *plan)
+{
+	(void)params;
+	plan->out = *in;
+	plan->passthrough = true;
+	plan->side_bytes = (size_t)in->ch * 256 * sizeof(uint32_t);
+	return 0;
+}
+
+static void histogram_side_cpu(const void *params, const struct img *in, void *side)
+{
+	uint32_t *hist = side;
+	size_t n = (size_t)in->w * (size_t)in->h;
+	const uint8_t *s = in->data;
+	(void)params;
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < in->ch; c++)
+			hist[c * 256 + *s++]++;
+}
+
+// Device work sizes; see kernels/histogram.cl. Work-groups of HIST_WG items (ocl_run may
+// pick fewer where the device or the kernel needs); at least HIST_MIN_GROUP_BYTES of image
+// per group so that the merge (ch * 256 global atomics per group) stays small, and at most
+// HIST_GROUPS_PER_CU groups per compute unit, enough to keep a GPU's memory system busy.
+#define HIST_WG 256
+#define HIST_MIN_GROUP_BYTES ((size_t)HIST_WG * 16 * 16)
+#define HIST_GROUPS_PER_CU 8
+// At most this much __local memory for the sub-histogram copies, and at most 32 copies
+// (one per bank): 32 KiB leaves room for several groups per compute unit.
+#define HIST_LOCAL_MAX ((uint64_t)32 * 1024)
+#define HIST_COPIES_MAX 32
+
+static int histogram_side_cl(const void *params, const struct stage_cl *c)
+{
+	static const char *const kernel[] = { "histogram_1", "histogram_2", "histogram_3",
+					      "histogram_4" };
+	struct ocl_limits lim = ocl_get_limits(c->ocl);
+	uint64_t local_max = lim.local_mem_bytes < HIST_LOCAL_MAX ? lim.local_mem_bytes
+								   : HIST_LOCAL_MAX;
+	size_t copy_bytes = (size_t)c->gin.ch * 256 * sizeof(uint32_t);
+	size_t bytes = geom_bytes(&c->gin), groups;
+	unsigned log_copies = 0;
+	(void)params;
+	while ((1u << (log_copies + 1)) <= HIST_COPIES_MAX &&
+	       (uint64_t)copy_bytes << (log_copies + 1) <= local_max)
+		log_copies++;
+	groups = (bytes + HIST_MIN_GROUP_BYTES - 1) / HIST_MIN_GROUP_BYTES;
+	if (groups > (size_t)lim.compute_units * HIST_GROUPS_PER_CU)
+		groups = (size_t)lim.compute_units * HIST_GROUPS_PER_CU;
+	return ocl_run(c->ocl, "histogram", kernel[c->gin.ch - 1], groups * HIST_WG, 1, 0, 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
+					   OCL_BUF(c->side),
+					   OCL_UINT(c->side_offset / sizeof(uint32_t)),
+					   OCL_LOCAL(copy_bytes << log_copies),
+					   OCL_UINT(log_copies), OCL_END });
+}
+
+static void histogram_side_where(const void *params, const struct geom *in, size_t i,
+				 char *buf, size_t size)
+{
+	(void)params;
+	snprintf(buf, size, "channel %zu (%s) value %zu", i / 256,
+		 histogram_channel_name(in->ch, (int)(i / 256)), i % 256);
+}
+
+static int histogram_files(const void *params, struct stage_file *files)
+{
+	const struct histogram_params *p = params;
+	int n = 0;
+	if (p->csv)
+		files[n++] = (struct stage_file){ p->csv, false };
+	if (p->plot)
+		files[n++] = (struct stage_file){ p->plot, true };
+	return n;
+}
+
+// The CSV text described at the top of this file.
+static int csv_render(const uint32_t *hist, int ch, struct stage_render *out)
+{
+	// header at most 27 bytes; a row at most "255" and ch times ",4294967295", "\n"
+	size_t cap = 32 + 256 * (4 + 11 * (size_t)ch), len = 0;
+	char *t = malloc(cap);
+	int n;
+	if (!t)
+		return err_set("out of memory");
+	len += (size_t)snprintf(t, cap, "value");
+	for (int c = 0; c < ch; c++)
+		len += (size_t)snprintf(t + len, cap - len, ",%s", histogram_channel_name(ch, c));
+	t[len++] = '\n';
+	for (int v = 0; v < 256; v++) {
+		len += (size_t)snprintf(t + len, cap - len, "%d", v);
+		for (int c = 0; c < ch; c++) {
+			n = snprintf(t + len, cap - len, ",%lu", (unsigned long)hist[c * 256 + v]);
+			len += (size_t)n;
+		}
+		t[len++] = '\n';
+	}
+	out->text = t;
+	out->len = len;
+	return 0;
+}
+
+static int histogram_render(const void *params, const struct geom *in, const void *side,
+			    int index, struct stage_render *out)
+{
+	const struct histogram_params *p = params;
+	memset(out, 0, sizeof *out);
+	if (p->csv && index == 0)
+		return csv_render(side, in->ch, out);
+	return histogram_plot(side, in->ch, p->log_scale, &out->im);
+}
+
+const struct stage_ops stage_histogram = {
+	.name = "histogram",
+	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log]",
+	.summary = "per-channel counts of each value 0..255 as CSV (and a plot); image unchanged",
+	.params_size = sizeof(struct histogram_params),
+	.parse = histogram_parse,
+	.plan = histogram_plan,
+	.program = "histogram",
+	.side_cpu = histogram_side_cpu,
+	.side_cl = histogram_side_cl,
+	.side_where = histogram_side_where,
+	.files = histogram_files,
+	.render = histogram_render,
+};

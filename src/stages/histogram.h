@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Internal to the histogram stage: src/stages/histogram.c (counting, CSV) and
+// src/stages/histogram_plot.c (the picture).
+#ifndef CLIMG_STAGES_HISTOGRAM_H
+#define CLIMG_STAGES_HISTOGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../img.h"
+
+// The plot's size in pixels; documented in climg(1) and README.md.
+#define HISTOGRAM_PLOT_W 536
+#define HISTOGRAM_PLOT_H 300
+
+// The name of channel c of a ch-channel image: grey; grey, alpha; red, green, blue;
+// red, green, blue, alpha.
+const char *histogram_channel_name(int ch, int c);
+
+// floor(65536 * log2(x)) for x >= 1, with integers only (the plot's log scale).
+uint64_t histogram_log2_q16(uint64_t x);
+
+// Draws counts (ch * 256 bins, counts[c * 256 + v]) as an RGB image of
+// HISTOGRAM_PLOT_W x HISTOGRAM_PLOT_H; integer arithmetic only, so the bytes are the same
+// everywhere. out->data is malloc'd. -1 with err set.
+int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *out);
+
+#endif
