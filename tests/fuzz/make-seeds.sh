@@ -53,6 +53,13 @@ seed "$DIR/chain/1" 13 0 7 0 3 grey rotate:90 transpose
 seed "$DIR/chain/2" 255 255 1 0 4 rotate:-270 grey:bt709 rotate:450
 seed "$DIR/chain/3" 1 0 1 0 1 grey:avg transpose transpose
 seed "$DIR/chain/4" 0 1 0 1 2 rotate:180.0 rotate:1e2 rotate:-0
+# the stages' options, as their documentation writes them
+seed "$DIR/chain/5" 40 0 30 0 4 convolve:box convolve:gauss:sigma=2 convolve:sharpen
+seed "$DIR/chain/6" 9 0 9 0 3 convolve:kernel=1,2,1,2,4,2,1,2,1:norm=sum:bias=128:border=reflect \
+	convolve:sobel-x:border=wrap convolve:edge:norm=none:border=zero
+seed "$DIR/chain/7" 33 0 17 0 2 rotate:30:nearest:crop:bg=#ff000080 rotate:-12.5:bilinear:expand:bg=7
+seed "$DIR/chain/8" 5 0 5 0 1 histogram histogram:-:scale=log histogram:plot=/dev/null:scale=linear \
+	convolve:gauss:sigma=0.5:radius=3 convolve:box:size=5 convolve:emboss convolve:identity
 while read -r u; do
 	n=$((n + 1))
 	# every documented form, with its placeholders filled by plain values
@@ -74,7 +81,10 @@ done
 # ---- dictionaries ----
 {
 	for w in grey rotate transpose bt601 bt709 avg ":" ":90" ":-90" ":180" ":270" ":0" \
-		"1e309" "nan" "inf" "0x1p3" "." "e" "-" "+"; do
+		"1e309" "nan" "inf" "0x1p3" "." "e" "-" "+" convolve box gauss sharpen edge \
+		sobel-x sobel-y emboss identity "size=" "sigma=" "radius=" "kernel=" "kernel=@" \
+		"norm=" "sum" "none" "bias=" "border=" replicate reflect wrap zero nearest \
+		bilinear crop expand "bg=" "bg=#" histogram "plot=" "scale=" log linear ","; do
 		printf '"%s"\n' "$w"
 	done
 	sed 's/[[|].*//; s/:.*//' "$DIR/usages" | sort -u | sed 's/.*/"&"/; s/^""$//'
