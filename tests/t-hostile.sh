@@ -324,6 +324,9 @@ h_refused "CMYK jpeg" 1 "cmyk\\.jpg: CMYK JPEG is not supported$" "$h_d/cmyk.jpg
 # the end of 122 bytes
 h_refused "bmp with an impossible bit depth" 1 "bmp: unsupported bit depth 64800$" \
 	tests/fuzz/regress/decode/bmp-depth-64800
+# and a 29-byte one, too short for the header it claims, that stb took for 33x40
+h_refused "bmp shorter than its header" 1 "bmp: the header is truncated \\(29 bytes\\)$" \
+	tests/fuzz/regress/decode/bmp-29-bytes
 "$IMGTOOL" make 64 48 3 noise:2 "$h_d/n.bmp"
 head -c 5000 "$h_d/n.bmp" >"$h_d/trunc.bmp"
 h_refused "truncated bmp" 1 "trunc\\.bmp: bmp: the file is truncated" "$h_d/trunc.bmp"
