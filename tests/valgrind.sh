@@ -59,6 +59,12 @@ vg "arithmetic jpeg" "$T/arith.jpg" -o "$T/o2.png"
 vg "interlaced 16-bit png" "$T/il.png" rotate:90 -o "$T/o3.png"
 vg "palette png" "$T/pal.png" -o -
 vg "stdin to stdout" - grey -o - <"$T/rgb.png"
+vg "convolve gauss, edge, custom" "$T/rgba.png" convolve:gauss:sigma=2 convolve:edge:bias=128 \
+	convolve:kernel=1,2,1,2,4,2,1,2,1:border=reflect -o "$T/c.png"
+vg "rotate by any angle" "$T/rgb.png" rotate:30 rotate:-12.5:nearest:crop:bg=#ff000080 -o "$T/r.png"
+vg "histogram csv and plot" "$T/photo.jpg" histogram:"$T/h.csv":plot="$T/h.png":scale=log grey \
+	-o "$T/h2.png"
+vg "convolve work limit" "$T/rgb.png" convolve:gauss:radius=1001 -o "$T/x.png"
 vg "truncated png" "$T/trunc.png" -o "$T/x.png"
 vg "truncated jpeg" "$T/trunc.jpg" -o "$T/x.png"
 vg "101-scan jpeg" "$T/scans.jpg" -o "$T/x.png"
