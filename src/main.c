@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "io/io.h"
@@ -101,6 +103,9 @@ static const char usage_text[] =
 	"                         (checked from its header) and every stage's output (planned\n"
 	"                         before anything is allocated)\n"
 	"  input size             --max-input-bytes, for files, stdin, FIFOs and devices alike\n"
+	"  memory                 the chain's images (the input and two of its largest size)\n"
+	"                         must fit the machine's memory and ulimit -v, checked before\n"
+	"                         decoding\n"
 	"  chain                  at most 10000 stages\n"
 	"  progressive JPEG       at most 100 scans\n"
 	"  convolve               radius at most 1000; a kernel that is not separable at most\n"
@@ -453,6 +458,45 @@ static int side_outs_write(const struct side_out *s, int n, const struct write_o
 	return 0;
 }
 
+// "1.5 GiB" for messages.
+static void bytes_str(char buf[32], uint64_t bytes)
+{
+	if (bytes >= (uint64_t)1 << 30)
+		snprintf(buf, 32, "%.1f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+	else
+		snprintf(buf, 32, "%.1f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+}
+
+// Refuses a chain whose planned images cannot fit: more than the machine's memory, or than
+// the address-space limit (ulimit -v). Better now than killed half-way, when the kernel's
+// out-of-memory killer would leave the temporary output file behind. The plan counts the
+// images only (the input and two of the largest size, one more for --verify); decoders and
+// drivers need a little more, so this refuses the impossible, not the tight.
+static int memory_check(const struct chain *c, bool verify)
+{
+	uint64_t need = (uint64_t)c->host_bytes + (verify ? c->max_bytes : 0), have = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	const char *what = NULL;
+	char need_s[32], have_s[32];
+	struct rlimit rl;
+
+	if (pages > 0 && page > 0) {
+		have = (uint64_t)pages * (uint64_t)page;
+		what = "this machine's memory";
+	}
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (!have || (uint64_t)rl.rlim_cur < have)) {
+		have = rl.rlim_cur;
+		what = "the address-space limit (ulimit -v)";
+	}
+	if (!have || need <= have)
+		return 0;
+	bytes_str(need_s, need);
+	bytes_str(have_s, have);
+	return err_set("the chain's images need %s of memory, more than %s, %s", need_s, what,
+		       have_s);
+}
+
 static int run(const struct options *o, struct chain *chain)
 {
 	struct img_reader *rd = NULL;
@@ -515,6 +559,8 @@ static int run(const struct options *o, struct chain *chain)
 		status = EXIT_USAGE;
 		goto fail;
 	}
+	if (memory_check(chain, o->verify) < 0)
+		goto fail;
 
 	device_named = o->device || (getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"));
 	dev = open_device(o, &dev_failed);

@@ -188,6 +188,21 @@ set -- rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 rot
 h_refused "repeated rotate:45 growing past --max-pixels" 2 \
 	"rotate:45: the output would be 22668x22668 = 513838224 pixels, more than --max-pixels 268435456$" \
 	"$h_d/k1.png" "$@"
+# the chain's memory is planned: over the address-space limit it is refused before
+# decoding (8 turns: two 16008x16008 RGB images, 1.4 GiB, under ulimit -v of 1000000 KiB)
+if [ "$h_san" != 1 ]; then
+	h_run sh -c 'ulimit -v 1000000 && exec "$@"' sh "$CLIMG" --cpu "$h_d/k1.png" \
+		rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 rotate:45 \
+		-o "$h_d/out/m.png"
+	check "a chain over ulimit -v is refused (exit $h_rc)" test "$h_rc" = 1
+	h_one_line "a chain over ulimit -v: message" \
+		"^climg: the chain's images need 1\\.4 GiB of memory, more than the address-space limit \\(ulimit -v\\), 976\\.6 MiB$"
+	h_bounds "a chain over ulimit -v"
+	check_not "a chain over ulimit -v: no output" test -e "$h_d/out/m.png"
+	h_run sh -c 'ulimit -v 1000000 && exec "$@"' sh "$CLIMG" --cpu "$h_d/k1.png" \
+		rotate:45 rotate:45 -o "$h_d/out/m.png"
+	check "a chain within ulimit -v runs (exit $h_rc)" test "$h_rc" = 0
+fi
 # with the area limit raised, the side limit stops it, at 90676
 h_refused "repeated rotate:45 growing past 65535 a side" 2 \
 	"rotate:45: the output would be 90676x90676 pixels; sides are limited to 65535$" \
