@@ -111,7 +111,7 @@ check-asan:
 	$(MAKE) B=build-asan OUT=build-asan/ CC=$(SAN_CC) CFLAGS="$(SAN_FLAGS)" \
 		build-asan/climg $(TEST_BINS:$(OUT)%=build-asan/%)
 	rm -rf build-asan/reports && mkdir -p build-asan/reports
-	$(SAN_ENV) CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
+	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
 		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
 		sh tests/run.sh

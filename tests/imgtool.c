@@ -15,7 +15,8 @@
 //   imgtool [OPTIONS] bmpvariant KIND OUT       pal8, pal4, pal1, topdown, rgb565, rle8
 //   imgtool [OPTIONS] rawpng KIND OUT           hand-made PNGs: huge-header, bomb,
 //                                               palette-oob (see below)
-//   imgtool measure RESULT CMD [ARG...]         run CMD; write "EXIT MAXRSS_KIB MS" to RESULT
+//   imgtool measure RESULT CMD [ARG...]         run CMD (signals at their defaults); write
+//                                               "EXIT MAXRSS_KIB MS" to RESULT; exit EXIT
 //
 // OPTIONS: -p MAX_PIXELS, -b MAX_INPUT_BYTES (reader limits; defaults 268435456 and
 // 1 GiB), -q JPEG_QUALITY (90), -l PNG_LEVEL (6), -f FORMAT (output format instead of
@@ -1067,8 +1068,11 @@ static int cmd_rawpng(char **av)
 // ---- measure: exit status, peak memory and time of a command ---------------------------
 
 // Runs argv[1..] and writes "EXIT MAXRSS_KIB MS" to argv[0]; EXIT is 128 + the signal for
-// a command killed by one. The command's own output passes through.
-static int cmd_measure(int argc, char **argv)
+// a command killed by one, and is measure's own exit status too. The command's own output
+// passes through. SIGINT, SIGQUIT, SIGHUP and SIGTERM are reset to their defaults for it:
+// a shell running tests in the background (JOBS=2) or under nohup has them ignored, and a
+// test of the cleanup on a signal needs the command to see them as a terminal would.
+static int cmd_measure(int argc, char **argv, int *status_out)
 {
 	struct timespec t0, t1;
 	struct rusage ru;
@@ -1083,6 +1087,10 @@ static int cmd_measure(int argc, char **argv)
 	if (pid < 0)
 		return err_set("measure: cannot fork: %s", strerror(errno));
 	if (pid == 0) {
+		static const int sigs[] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM};
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
 		execvp(argv[1], argv + 1);
 		_exit(127);
 	}
@@ -1096,7 +1104,10 @@ static int cmd_measure(int argc, char **argv)
 		return err_set("measure: %s: %s", argv[0], strerror(errno));
 	fprintf(f, "%d %ld %lld\n", code, ru.ru_maxrss,
 	        (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
-	return fclose(f) == 0 ? 0 : err_set("measure: %s: cannot write", argv[0]);
+	if (fclose(f) != 0)
+		return err_set("measure: %s: cannot write", argv[0]);
+	*status_out = code;
+	return 0;
 }
 
 // ---- BMP variants (stb_image_write only writes 24- and 32-bit) --------------------------
@@ -1261,9 +1272,11 @@ int main(int argc, char **argv)
 	if (i >= argc)
 		return usage();
 	if (strcmp(argv[i], "measure") == 0) {
-		if (cmd_measure(argc - i - 1, argv + i + 1) != 0)
+		int code = 0;
+
+		if (cmd_measure(argc - i - 1, argv + i + 1, &code) != 0)
 			return fail(err_msg());
-		return 0;
+		return code;
 	}
 	cmd = argv[i++];
 	for (k = 0; k < (int)(sizeof(cmds) / sizeof(cmds[0])); k++)

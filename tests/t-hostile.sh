@@ -159,7 +159,7 @@ h_refused "jpeg of 101 scans" 1 "s101\\.jpg: jpeg: more than 100 progressive sca
 # scan is a pass over 16384 blocks, so without the cap this takes seconds.
 "$IMGTOOL" jpegvariant scans:3000:1024x1024 "$h_d/s3000.jpg"
 h_refused "jpeg of 3000 scans" 1 "s3000\\.jpg: jpeg: more than 100 progressive scans" "$h_d/s3000.jpg"
-[ "$h_san" = 1 ] || check "3000-scan jpeg refused well under a second ($h_ms ms)" test "$h_ms" -lt 500
+[ "$h_san" = 1 ] || check "3000-scan jpeg refused in under a second ($h_ms ms)" test "$h_ms" -lt 1000
 
 # ---- the chain: at most 10000 stages, every image within the limits ----
 set --
@@ -417,15 +417,16 @@ if [ -f "$FAILWRITE" ]; then
 	check_not "disk full at the first byte: no output" test -e "$h_d/out/new.png"
 	h_no_temp "disk full at the first byte: no temporary file" "$h_d/out"
 	# SIGTERM and SIGINT half-way through a long write
-	for h_sig in 15:143 2:130; do
-		expect_exit "${h_sig#*:}" "signal ${h_sig%:*} during the write" env LD_PRELOAD="$FAILWRITE" \
-			FAILWRITE_AFTER=100000 FAILWRITE_SIGNAL="${h_sig%:*}" \
-			"$CLIMG" --cpu "$h_d/big.png" -o "$h_d/out/prev.png"
+	# (through imgtool measure, which gives climg the default dispositions a terminal would)
+	for h_sig in 15:143 2:130 1:129; do
+		expect_exit "${h_sig#*:}" "signal ${h_sig%:*} during the write" "$IMGTOOL" measure \
+			"$h_d/m" env LD_PRELOAD="$FAILWRITE" FAILWRITE_AFTER=100000 \
+			FAILWRITE_SIGNAL="${h_sig%:*}" "$CLIMG" --cpu "$h_d/big.png" -o "$h_d/out/prev.png"
 		check "signal ${h_sig%:*}: previous output unchanged" cmp "$h_d/out/prev.png" "$h_d/prev.orig"
 		h_no_temp "signal ${h_sig%:*}: temporary file removed" "$h_d/out"
-		expect_exit "${h_sig#*:}" "signal ${h_sig%:*} during a new file's write" env LD_PRELOAD="$FAILWRITE" \
-			FAILWRITE_AFTER=100000 FAILWRITE_SIGNAL="${h_sig%:*}" \
-			"$CLIMG" --cpu "$h_d/big.png" -o "$h_d/out/sig.png"
+		expect_exit "${h_sig#*:}" "signal ${h_sig%:*} during a new file's write" "$IMGTOOL" \
+			measure "$h_d/m" env LD_PRELOAD="$FAILWRITE" FAILWRITE_AFTER=100000 \
+			FAILWRITE_SIGNAL="${h_sig%:*}" "$CLIMG" --cpu "$h_d/big.png" -o "$h_d/out/sig.png"
 		check_not "signal ${h_sig%:*}: no partial file" test -e "$h_d/out/sig.png"
 		h_no_temp "signal ${h_sig%:*}: no temporary file" "$h_d/out"
 	done
