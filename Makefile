@@ -17,7 +17,7 @@ CFLAGS    ?= -O2 -g
 CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
 LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(LIBDIRS))
-LDLIBS    += -lOpenCL -lpng -ljpeg -lz -lm
+LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lm -pthread
 comma     := ,
 
 # B is the object directory and OUT the prefix of the binaries: `make check-asan` builds the
@@ -59,7 +59,7 @@ $(B)/kernels.o: $(B)/kernels.c
 # without libFuzzer, so the suite replays them with gcc too.
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
-TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/failwrite.so \
+TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/failwrite.so \
                 $(OUT)tests/fakeicd.so $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
@@ -85,10 +85,33 @@ $(OUT)tests/fakeicd.so: tests/fakeicd.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -fPIC -shared -o $@ $<
 
-test: $(OUT)climg $(TEST_BINS)
+$(OUT)tests/codec: $(B)/tests/codec.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
 	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
+	CODEC=$(OUT)tests/codec BENCH=$(OUT)tools/bench \
 	FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
 	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
+
+# ---- benchmarks (docs/BENCHMARKS.md) --------------------------------------------------------
+# `make bench`: the device's kernels, transfers and whole commands on 8K images, on
+# $CLIMG_DEVICE (or climg's default device); options for tools/bench go in BENCH_FLAGS,
+# e.g. make bench BENCH_FLAGS="--verify".
+BENCH_FLAGS ?=
+
+$(OUT)tools/bench: $(B)/tools/bench.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: climg tools/bench
+	@tools/bench $(BENCH_FLAGS)
+
+# End-to-end timings of whole jobs against vips, ImageMagick and OpenCV where installed
+# (tools/bench-e2e.sh; BENCH_RUNS, BENCH_TOOLS, BENCH_JOBS, BENCH_SIZE, BENCH_DIR).
+bench-e2e: climg tests/imgtool
+	sh tools/bench-e2e.sh
 
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
@@ -109,10 +132,11 @@ SAN_ENV     = ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/reports/asan:detect_lea
 
 check-asan:
 	$(MAKE) B=build-asan OUT=build-asan/ CC=$(SAN_CC) CFLAGS="$(SAN_FLAGS)" \
-		build-asan/climg $(TEST_BINS:$(OUT)%=build-asan/%)
+		build-asan/climg $(TEST_BINS:$(OUT)%=build-asan/%) build-asan/tools/bench
 	rm -rf build-asan/reports && mkdir -p build-asan/reports
 	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
+		CODEC=build-asan/tests/codec BENCH=build-asan/tools/bench \
 		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
 		sh tests/run.sh
 	@if [ -n "$$(ls build-asan/reports)" ]; then \
@@ -128,7 +152,6 @@ check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(REPLAY_BINS)
 # runs each for FUZZ_SECONDS on a corpus seeded by tests/fuzz/make-seeds.sh. New crashes
 # are left as build-fuzz/crash-TARGET-*; a fixed one goes into tests/fuzz/regress/TARGET/.
 FUZZ_SECONDS ?= 60
-FUZZ_JOBS    ?= 1
 FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
                 -fsanitize=float-cast-overflow -fno-sanitize-recover=all
 
@@ -163,9 +186,10 @@ install: climg
 	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
 
 clean:
-	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/failwrite.so \
-		tests/fakeicd.so \
-		tests/fuzz/replay-*
+	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec tools/bench \
+		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
-.PHONY: all test testdata install clean check-asan check-valgrind fuzz lib-objs FORCE
--include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/fuzz/*.d
+.PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
+	FORCE
+-include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
+	$(B)/tools/bench.d $(B)/tests/fuzz/*.d

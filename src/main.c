@@ -20,7 +20,7 @@ enum { EXIT_RUN = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 
 struct options {
 	const char *input, *output, *device, *format;
-	bool cpu, verify, list_devices, list_stages, help, version, time, time_json;
+	bool cpu, verify, list_devices, list_stages, help, version, time, time_json, no_cache;
 	struct write_opts write;
 	struct io_limits limits;
 	int nstages;
@@ -47,12 +47,15 @@ static const char usage_text[] =
 	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
 	"                         (and the histogram counts at the end)\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
-	"      --png-level N      PNG compression level 0-9 (default 6)\n"
+	"      --png-level N      PNG compression 0 (none) to 9 (smallest, slow), default 6\n"
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
 	"      --time[=json]      print the time of each phase (decode, build, upload, every\n"
 	"                         stage, download, encode, total) to stderr, as text or JSON\n"
+	"      --no-cache         compile the kernels from source: neither read nor write the\n"
+	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
+	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
 	"  -q, --quiet            no warnings\n"
 	"      --list-devices     list OpenCL devices and exit\n"
 	"      --list-stages      list stages and exit\n"
@@ -201,6 +204,8 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->cpu = true;
 		else if (FLAG(NULL, "--verify"))
 			o->verify = true;
+		else if (FLAG(NULL, "--no-cache"))
+			o->no_cache = true;
 		else if (FLAG("-q", "--quiet"))
 			err_quiet = 1;
 		else if (FLAG(NULL, "--list-devices"))
@@ -280,6 +285,7 @@ struct timing {
 	double decode_ms, encode_ms;
 	struct run_times run;
 	double *stage_ms;
+	int programs, programs_cached; // built for the run; of those, from the binary cache
 	bool on_cpu; // no device phases to report
 };
 
@@ -300,13 +306,16 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 		fprintf(stderr, "{\"device\": %s, \"decode_ms\": %.3f", tm->on_cpu ? "false" : "true",
 			tm->decode_ms);
 		if (!tm->on_cpu)
-			fprintf(stderr, ", \"build_ms\": %.3f, \"upload_ms\": %.3f, \"upload_gbps\": %.2f",
-				tm->run.build_ms, tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+			fprintf(stderr, ", \"build_ms\": %.3f, \"programs\": %d, \"programs_cached\": %d"
+				", \"upload_ms\": %.3f, \"upload_gbps\": %.2f",
+				tm->run.build_ms, tm->programs, tm->programs_cached,
+				tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
 		fputs(", \"stages\": [", stderr);
 	} else {
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
 		if (!tm->on_cpu) {
-			fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "build", tm->run.build_ms);
+			fprintf(stderr, "climg: time: %-22s %10.3f ms  %d of %d programs from the cache\n",
+				"build", tm->run.build_ms, tm->programs_cached, tm->programs);
 			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "upload",
 				tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
 		}
@@ -566,6 +575,8 @@ static int run(const struct options *o, struct chain *chain)
 	dev = open_device(o, &dev_failed);
 	if (dev_failed)
 		goto fail;
+	if (dev && o->no_cache)
+		ocl_set_cache(dev, false);
 	if (o->time) {
 		tm.stage_ms = calloc((size_t)chain->n + 1, sizeof *tm.stage_ms);
 		if (!tm.stage_ms || (dev && ocl_profile(dev) < 0))
@@ -638,6 +649,7 @@ static int run(const struct options *o, struct chain *chain)
 	tm.encode_ms = now_ms() - tm.encode_ms;
 	if (o->time) {
 		tm.on_cpu = tm.on_cpu || !dev;
+		ocl_build_count(dev, &tm.programs, &tm.programs_cached);
 		time_report(&tm, chain, o->time_json);
 	}
 	status = 0;

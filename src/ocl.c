@@ -10,6 +10,8 @@
 #include <CL/cl_ext.h>
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -59,6 +61,11 @@ struct ocl {
 	cl_event *events;   // events of the commands queued since the last ocl_timer_take
 	size_t nevents, events_cap;
 	struct ocl_pinned *pinned; // live ocl_host_alloc blocks
+	bool cache_on;             // the program binary cache (ocl_set_cache); on by default
+	bool cache_ready;          // cache_dir and cache_id were looked up
+	char *cache_dir;           // the cache directory, NULL when there is none to use
+	char *cache_id;            // the device identity part of every cache key
+	int built, cached;         // programs built by ocl_build; of those, from the cache
 };
 
 // A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
@@ -92,12 +99,12 @@ struct dev {
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
 // a device on: in ocl_open clGetDeviceInfo x7 (limits, availability), clCreateContext,
 // clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer;
-// clEnqueueFillBuffer; per program
-// built clCreateProgramWithSource, clBuildProgram; per kernel first used clCreateKernel,
-// clGetKernelWorkGroupInfo; per ocl_run one clSetKernelArg per argument, then
-// clEnqueueNDRangeKernel; clFinish. Not counted: device enumeration and selection
-// (ocl_list_devices, the name/type queries in ocl_open), clGetProgramBuildInfo (only fetches
-// the log of a build that already failed) and clRelease* (results ignored).
+// clEnqueueFillBuffer; clEnqueueCopyBuffer; per program built clCreateProgramWithSource,
+// clBuildProgram; per kernel first used clCreateKernel, clGetKernelWorkGroupInfo; per ocl_run
+// one clSetKernelArg per argument, then clEnqueueNDRangeKernel; clFinish. Not counted: device
+// enumeration and selection (ocl_list_devices, the name/type queries in ocl_open, ocl_about),
+// clGetProgramBuildInfo (only fetches the log of a build that already failed) and
+// clRelease* (results ignored).
 static int fault_hit(void)
 {
 	static long at = -1, calls;
@@ -523,6 +530,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	}
 	o->platform = devs[pick].platform;
 	o->device = devs[pick].device;
+	o->cache_on = true;
 	if (!(dname = info_str(NULL, o->device, CL_DEVICE_NAME)) ||
 	    !(pname = info_str(o->platform, NULL, CL_PLATFORM_NAME)))
 		goto fail;
@@ -635,6 +643,8 @@ void ocl_close(struct ocl *o)
 	RELEASE(clReleaseCommandQueue, o->queue);
 	RELEASE(clReleaseContext, o->ctx);
 	free(o->build_log);
+	free(o->cache_dir);
+	free(o->cache_id);
 	free(o->name);
 	free(o);
 }
@@ -642,6 +652,27 @@ void ocl_close(struct ocl *o)
 const char *ocl_device_name(const struct ocl *o)
 {
 	return o->name;
+}
+
+int ocl_about(const struct ocl *o, struct ocl_about *a)
+{
+	char *driver = NULL, *version = NULL;
+	cl_device_type type;
+
+	memset(a, 0, sizeof *a);
+	if (device_type(o->device, &type) < 0 ||
+	    !(driver = info_str(NULL, o->device, CL_DRIVER_VERSION)) ||
+	    !(version = info_str(NULL, o->device, CL_DEVICE_VERSION))) {
+		free(driver);
+		return -1;
+	}
+	snprintf(a->type, sizeof a->type, "%s", type_name(type));
+	snprintf(a->driver, sizeof a->driver, "%s", driver);
+	snprintf(a->version, sizeof a->version, "%s", version);
+	a->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+	free(driver);
+	free(version);
+	return 0;
 }
 
 // ---- profiling -----------------------------------------------------------------------------
@@ -866,21 +897,393 @@ const char *ocl_build_log(const struct ocl *o)
 	return o ? o->build_log : NULL;
 }
 
+// ---- program binary cache ------------------------------------------------------------------
+// Compiling OpenCL C costs tens to hundreds of milliseconds a program even when the driver
+// keeps its own cache, so ocl_build keeps each program's device binary (what
+// CL_PROGRAM_BINARIES gives) in a file and later runs build from that:
+//   DIR/NAME-HHHHHHHHHHHHHHHH.clbin
+// DIR is $CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg (an absolute XDG_CACHE_HOME only, as
+// the XDG base directory spec asks), else $HOME/.cache/climg; missing directories are
+// created with mode 0700. NAME is the program (kernels/NAME.cl) and H, in hex, the 64-bit
+// FNV-1a hash (offset basis 0xcbf29ce484222325, prime 0x100000001b3, over bytes) of the
+// device's identity: one file per (device, program), so a changed kernel source replaces
+// its old entry instead of piling up beside it.
+//
+// The key of an entry is the text
+//   "climg program cache 1\nplatform: P\nplatform version: PV\ndevice: D\n"
+//   "device version: DV\ndriver version: V\n"                   (the identity, hashed for H)
+//   "options: BUILD_OPTIONS\nprogram: NAME\n\n" followed by the full kernel source.
+// A file is a 40-byte header in the machine's byte order, the key, then the binary:
+//   8 bytes  "CLIMGPB1" (magic and format version)
+//   u64      key bytes;  u64 binary bytes (the file is exactly 40 + both long)
+//   u64      FNV-1a 64 of the key;  u64 FNV-1a 64 of the binary
+// An entry is used only when all of that checks out, its key equals ours byte for byte (so
+// neither a hash collision nor a stale entry - other source, options or driver - can load
+// a wrong program) and the driver builds the binary. Anything else - a missing, short,
+// corrupt or stale file, a binary the driver refuses - builds from source, silently, and
+// rewrites the entry. Entries are written to a temporary file in DIR and renamed over the
+// old one, so concurrent processes each read a whole entry or none, and two building the
+// same program at once both succeed (the last rename wins; both wrote the same program).
+// There is no fsync: an entry torn by a crash fails its checks and is rebuilt.
+//
+// The cache never fails a run: a directory that cannot be created or written is ignored.
+// It is also ignored when DIR is not owned by the user or is writable by group or others
+// (whoever can write it could make climg run their device code), and while any test-only
+// CLIMG_FAULT_* switch is set, so that the fault-injection call counts and forced build
+// failures are the same on every run. The driver calls made for the cache are not counted
+// by CALL() for the same reason.
+
+static const char cache_magic[8] = "CLIMGPB1";
+
+struct cache_header {
+	char magic[8];
+	uint64_t key_bytes, bin_bytes;
+	uint64_t key_hash, bin_hash;
+};
+_Static_assert(sizeof(struct cache_header) == 40, "the header is 40 bytes, no padding");
+
+// An entry's largest size; anything bigger is not one of ours.
+#define CACHE_MAX_BYTES ((uint64_t)256 << 20)
+
+// The key and file of one program's entry.
+struct cache_key {
+	char *text; // the key (see above), not NUL-terminated in files
+	size_t len;
+	char *path; // DIR/NAME-H.clbin
+};
+
+static uint64_t fnv1a64(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+#define FNV1A64_BASIS 0xcbf29ce484222325u
+
+// A newly allocated string "A" "B" "C" (b, c may be NULL), or NULL.
+static char *str_join(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = b ? strlen(b) : 0, lc = c ? strlen(c) : 0;
+	char *s = malloc(la + lb + lc + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, a, la);
+	memcpy(s + la, b ? b : "", lb);
+	memcpy(s + la + lb, c ? c : "", lc + 1);
+	return s;
+}
+
+// Creates dir and its missing parents with mode 0700. 0 or -1 (errno set).
+static int mkdir_parents(const char *dir)
+{
+	char *p = str_join(dir, NULL, NULL);
+	int rc = 0;
+
+	if (!p)
+		return -1;
+	for (char *s = p + 1; *s && rc == 0; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			rc = -1;
+		*s = '/';
+	}
+	if (rc == 0 && mkdir(p, 0700) < 0 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+// Whether a test-only CLIMG_FAULT_* switch is set in the environment.
+static bool fault_switch_set(void)
+{
+	extern char **environ;
+
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "CLIMG_FAULT_", 12) && strchr(*e, '=') && strchr(*e, '=')[1])
+			return true;
+	return false;
+}
+
+// The cache directory, created if missing, and the device identity, looked up at the first
+// build. Leaves o->cache_dir NULL when there is no usable directory (the cache is off).
+static void cache_prepare(struct ocl *o)
+{
+	static const char id_format[] = "climg program cache 1\nplatform: %s\n"
+	                                "platform version: %s\ndevice: %s\ndevice version: %s\n"
+	                                "driver version: %s\n";
+	const char *env = getenv("CLIMG_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir = NULL, *val[5] = {NULL}, *id = NULL;
+	struct stat st;
+	int len;
+
+	o->cache_ready = true;
+	if (fault_switch_set())
+		return;
+	if (env && *env)
+		dir = str_join(env, NULL, NULL);
+	else if (xdg && xdg[0] == '/')
+		dir = str_join(xdg, "/climg", NULL);
+	else if (home && *home)
+		dir = str_join(home, "/.cache/climg", NULL);
+	if (!dir || mkdir_parents(dir) < 0 || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		goto done;
+	// A failing query records err; the cache is then off and the run goes on (only a
+	// later failure's message is ever printed).
+	if (!(val[0] = info_str(o->platform, NULL, CL_PLATFORM_NAME)) ||
+	    !(val[1] = info_str(o->platform, NULL, CL_PLATFORM_VERSION)) ||
+	    !(val[2] = info_str(NULL, o->device, CL_DEVICE_NAME)) ||
+	    !(val[3] = info_str(NULL, o->device, CL_DEVICE_VERSION)) ||
+	    !(val[4] = info_str(NULL, o->device, CL_DRIVER_VERSION)))
+		goto done;
+	len = snprintf(NULL, 0, id_format, val[0], val[1], val[2], val[3], val[4]);
+	if (len < 0 || !(id = malloc((size_t)len + 1)))
+		goto done;
+	snprintf(id, (size_t)len + 1, id_format, val[0], val[1], val[2], val[3], val[4]);
+	o->cache_id = id;
+	o->cache_dir = dir;
+	id = dir = NULL;
+done:
+	for (int i = 0; i < 5; i++)
+		free(val[i]);
+	free(id);
+	free(dir);
+}
+
+static void cache_key_free(struct cache_key *k)
+{
+	if (!k)
+		return;
+	free(k->text);
+	free(k->path);
+	free(k);
+}
+
+// The key and file of program `name` with source `source`, or NULL when the cache is off
+// (or memory is short: the program is then simply built from source).
+static struct cache_key *cache_key_new(struct ocl *o, const char *name, const char *source)
+{
+	struct cache_key *k;
+	char hex[17];
+	int len;
+
+	if (!o->cache_on)
+		return NULL;
+	if (!o->cache_ready)
+		cache_prepare(o);
+	if (!o->cache_dir || !(k = calloc(1, sizeof *k)))
+		return NULL;
+	snprintf(hex, sizeof hex, "%016llx",
+	         (unsigned long long)fnv1a64(FNV1A64_BASIS, o->cache_id, strlen(o->cache_id)));
+	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, build_options,
+	               name, source);
+	if (len < 0 || !(k->text = malloc((size_t)len + 1)) ||
+	    !(k->path = malloc(strlen(o->cache_dir) + strlen(name) + 32))) {
+		cache_key_free(k);
+		return NULL;
+	}
+	snprintf(k->text, (size_t)len + 1, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id,
+	         build_options, name, source);
+	k->len = (size_t)len;
+	sprintf(k->path, "%s/%s-%s.clbin", o->cache_dir, name, hex);
+	return k;
+}
+
+// Reads the whole regular file path (at most CACHE_MAX_BYTES) into *data (caller frees).
+// 0 or -1.
+static int file_read(const char *path, unsigned char **data, size_t *n)
+{
+	unsigned char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*data = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > CACHE_MAX_BYTES || !(buf = malloc((size_t)st.st_size)))
+		goto fail;
+	while (got < (size_t)st.st_size) {
+		r = read(fd, buf + got, (size_t)st.st_size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto fail;
+		got += (size_t)r;
+	}
+	close(fd);
+	*data = buf;
+	*n = got;
+	return 0;
+fail:
+	free(buf);
+	close(fd);
+	return -1;
+}
+
+// The program built from the cached binary of k, or NULL (no entry, a bad or stale one, or
+// the driver refused it): the caller then builds from source. Never sets err.
+static cl_program cache_load(struct ocl *o, const struct cache_key *k)
+{
+	unsigned char *file = NULL;
+	const unsigned char *bin;
+	struct cache_header h;
+	size_t n = 0, bin_bytes;
+	cl_program prog = NULL;
+	cl_int e = CL_SUCCESS, status = CL_SUCCESS;
+
+	if (!k || file_read(k->path, &file, &n) < 0 || n < sizeof h)
+		goto fail;
+	memcpy(&h, file, sizeof h);
+	// The lengths first, so the comparisons below stay inside the file.
+	if (memcmp(h.magic, cache_magic, sizeof h.magic) || h.key_bytes != k->len ||
+	    n - sizeof h < k->len || h.bin_bytes == 0 || h.bin_bytes != n - sizeof h - k->len ||
+	    h.key_hash != fnv1a64(FNV1A64_BASIS, k->text, k->len) ||
+	    memcmp(file + sizeof h, k->text, k->len))
+		goto fail;
+	bin = file + sizeof h + k->len;
+	bin_bytes = (size_t)h.bin_bytes;
+	if (h.bin_hash != fnv1a64(FNV1A64_BASIS, bin, bin_bytes))
+		goto fail;
+	prog = clCreateProgramWithBinary(o->ctx, 1, &o->device, &bin_bytes, &bin, &status, &e);
+	if (!prog || e != CL_SUCCESS || status != CL_SUCCESS ||
+	    clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL) != CL_SUCCESS)
+		goto fail;
+	free(file);
+	return prog;
+fail:
+	RELEASE(clReleaseProgram, prog);
+	free(file);
+	return NULL;
+}
+
+// Writes all n bytes of data to fd. 0 or -1.
+static int write_all(int fd, const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+// Writes prog's binary as the entry of k, through a temporary file renamed into place.
+// Best effort: any failure leaves the cache as it was and is not reported.
+static void cache_store(const struct cache_key *k, cl_program prog)
+{
+	struct cache_header h = {.key_bytes = k ? k->len : 0};
+	unsigned char *bin = NULL;
+	size_t bin_bytes = 0;
+	char *tmp = NULL;
+	bool tmp_made = false;
+	int fd = -1;
+
+	if (!k ||
+	    clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_bytes, &bin_bytes, NULL) !=
+	        CL_SUCCESS ||
+	    bin_bytes == 0 || bin_bytes > CACHE_MAX_BYTES - sizeof h - k->len ||
+	    !(bin = malloc(bin_bytes)) ||
+	    clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS)
+		goto done;
+	memcpy(h.magic, cache_magic, sizeof h.magic);
+	h.bin_bytes = bin_bytes;
+	h.key_hash = fnv1a64(FNV1A64_BASIS, k->text, k->len);
+	h.bin_hash = fnv1a64(FNV1A64_BASIS, bin, bin_bytes);
+	if (!(tmp = str_join(k->path, ".tmp.XXXXXX", NULL)) || (fd = mkstemp(tmp)) < 0)
+		goto done;
+	tmp_made = true;
+	if (write_all(fd, &h, sizeof h) < 0 || write_all(fd, k->text, k->len) < 0 ||
+	    write_all(fd, bin, bin_bytes) < 0)
+		goto done;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp, k->path) == 0)
+		tmp_made = false;
+done:
+	if (fd >= 0)
+		close(fd);
+	if (tmp_made)
+		unlink(tmp);
+	free(tmp);
+	free(bin);
+}
+
+void ocl_set_cache(struct ocl *o, bool on)
+{
+	o->cache_on = on;
+}
+
+void ocl_build_count(const struct ocl *o, int *built, int *cached)
+{
+	*built = o ? o->built : 0;
+	*cached = o ? o->cached : 0;
+}
+
+// Compiles kernels/NAME.cl from its source. NULL with err set; a failed build prints the
+// device's build log.
+static cl_program program_from_source(struct ocl *o, const struct kernel_source *src)
+{
+	// The API takes const char **, the table holds const char *const. CLIMG_FAULT_BUILD
+	// adds a second string that cannot compile.
+	const char *text[2] = {src->source,
+	                       "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
+	cl_uint count = env_number("CLIMG_FAULT_BUILD") ? 2 : 1;
+	struct divert div;
+	char *diverted;
+	cl_program prog;
+	cl_int e = CL_SUCCESS;
+
+	prog = CREATE(&e, clCreateProgramWithSource(o->ctx, count, text, NULL, &e));
+	if (!prog) {
+		fail_cl(e, "clCreateProgramWithSource(kernels/%s.cl)", src->name);
+		return NULL;
+	}
+	stderr_divert(&div);
+	e = CALL(clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL));
+	diverted = stderr_restore(&div);
+	if (e == CL_BUILD_PROGRAM_FAILURE) {
+		build_log_keep(o, prog, src->name, diverted);
+		err_set("opencl: kernels/%s.cl failed to build on %s: CL_BUILD_PROGRAM_FAILURE",
+		        src->name, o->name);
+	} else if (e != CL_SUCCESS) {
+		fail_cl(e, "clBuildProgram(kernels/%s.cl)", src->name);
+	}
+	free(diverted);
+	if (e != CL_SUCCESS)
+		RELEASE(clReleaseProgram, prog);
+	return prog;
+}
+
 int ocl_build(struct ocl *o, const char *const *programs, int n)
 {
 	const struct kernel_source *src;
-	const char *text[2] = {NULL,
-	                       "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
-	int fault_build = env_number("CLIMG_FAULT_BUILD") != 0;
+	struct cache_key *key = NULL;
 	struct ocl_program *p = NULL;
 	cl_program prog = NULL;
-	struct divert div;
-	char *diverted = NULL;
-	cl_int e;
 
 	for (int i = 0; i < n; i++) {
-		free(diverted);
-		diverted = NULL;
 		if (program_find(o, programs[i]))
 			continue;
 		for (src = kernel_sources; src->name && strcmp(src->name, programs[i]); src++)
@@ -888,40 +1291,29 @@ int ocl_build(struct ocl *o, const char *const *programs, int n)
 		if (!src->name)
 			return err_set("opencl: kernels/%s.cl is not embedded in this binary",
 			               programs[i]);
-		// The API takes const char **, the table holds const char *const.
-		text[0] = src->source;
-		prog = CREATE(
-		    &e, clCreateProgramWithSource(o->ctx, fault_build ? 2 : 1, text, NULL, &e));
-		if (!prog) {
-			fail_cl(e, "clCreateProgramWithSource(kernels/%s.cl)", src->name);
-			goto fail;
+		key = cache_key_new(o, src->name, src->source); // NULL: no cache
+		if ((prog = cache_load(o, key))) {
+			o->cached++;
+		} else {
+			if (!(prog = program_from_source(o, src)))
+				goto fail;
+			cache_store(key, prog);
 		}
-		stderr_divert(&div);
-		e = CALL(clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL));
-		diverted = stderr_restore(&div);
-		if (e == CL_BUILD_PROGRAM_FAILURE) {
-			build_log_keep(o, prog, src->name, diverted);
-			err_set(
-			    "opencl: kernels/%s.cl failed to build on %s: CL_BUILD_PROGRAM_FAILURE",
-			    src->name, o->name);
-			goto fail;
-		}
-		if (e != CL_SUCCESS) {
-			fail_cl(e, "clBuildProgram(kernels/%s.cl)", src->name);
-			goto fail;
-		}
+		cache_key_free(key);
+		key = NULL;
 		if (!(p = malloc(sizeof *p))) {
 			err_set("out of memory");
 			goto fail;
 		}
 		*p = (struct ocl_program){.next = o->programs, .name = src->name, .prog = prog};
 		o->programs = p;
+		o->built++;
 		prog = NULL;
 	}
-	free(diverted);
+	cache_key_free(key);
 	return 0;
 fail:
-	free(diverted);
+	cache_key_free(key);
 	RELEASE(clReleaseProgram, prog);
 	return -1;
 }
@@ -1175,4 +1567,22 @@ struct ocl_limits ocl_get_limits(const struct ocl *o)
 	    .item_max = {o->max_item[0] ? o->max_item[0] : 1, o->max_item[1] ? o->max_item[1] : 1},
 	    .max_alloc_bytes = o->max_alloc_bytes,
 	};
+}
+
+int ocl_copy(struct ocl *o, struct ocl_buf *dst, struct ocl_buf *src, size_t bytes)
+{
+	cl_event *ev;
+	cl_int e;
+
+	if (bytes > src->bytes || bytes > dst->bytes)
+		return err_set("opencl: copy of %zu bytes from a buffer of %zu into one of %zu",
+		               bytes, src->bytes, dst->bytes);
+	if (bytes == 0)
+		return 0;
+	ev = event_slot(o);
+	e = CALL(clEnqueueCopyBuffer(o->queue, src->mem, dst->mem, 0, 0, bytes, 0, NULL, ev));
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clEnqueueCopyBuffer(%zu bytes)", bytes);
+	event_keep(o, ev);
+	return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef CLIMG_OCL_H
 #define CLIMG_OCL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,8 +31,20 @@ void ocl_close(struct ocl *o); // NULL-safe
 // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)"
 const char *ocl_device_name(const struct ocl *o);
 
+// What a report says about the device: its type ("GPU", "CPU", "accelerator", ...), the
+// driver's CL_DRIVER_VERSION and the device's CL_DEVICE_VERSION ("OpenCL 3.0 CUDA").
+// Strings are truncated to fit. -1 with err set on a driver error.
+struct ocl_about {
+	char type[16], driver[128], version[128];
+	int is_gpu; // CL_DEVICE_TYPE_GPU
+};
+int ocl_about(const struct ocl *o, struct ocl_about *a);
+
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
 // On a build failure err names the program and ocl_build_log() holds the device's log.
+// With the program binary cache on, a program built once is loaded from its cached device
+// binary instead of compiled (see "program binary cache" in ocl.c); the cache never makes
+// ocl_build fail.
 int ocl_build(struct ocl *o, const char *const *programs, int n);
 
 // The build log of the last program that failed to build, as lines ready for stderr
@@ -39,6 +52,15 @@ int ocl_build(struct ocl *o, const char *const *programs, int n);
 // prints it when the failure is reported as an error; a fallback to the CPU path keeps
 // to its one warning line. NULL-safe.
 const char *ocl_build_log(const struct ocl *o);
+
+// The program binary cache is on when ocl_open returns; false turns it off for the programs
+// built after the call (--no-cache): nothing is read from or written to the cache directory.
+// The directory is $CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg, else $HOME/.cache/climg.
+void ocl_set_cache(struct ocl *o, bool on);
+
+// How many programs ocl_build has built for o so far (*built) and how many of them came
+// from the cache (*cached), for --time.
+void ocl_build_count(const struct ocl *o, int *built, int *cached);
 
 // Device buffers. ocl_buf_new checks bytes against CL_DEVICE_MAX_MEM_ALLOC_SIZE itself.
 struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes);
@@ -58,6 +80,11 @@ struct ocl_limits {
 	uint64_t max_alloc_bytes; // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer
 };
 struct ocl_limits ocl_get_limits(const struct ocl *o);
+
+// Enqueues a device-to-device copy of the first bytes of src into dst (distinct buffers),
+// timed like any command when profiling (ocl_timer_take). Does not wait. The benchmark
+// measures the device's copy bandwidth with it.
+int ocl_copy(struct ocl *o, struct ocl_buf *dst, struct ocl_buf *src, size_t bytes);
 
 // The work-items a work-group of kernel `kernel` of the built program `program` may hold
 // on this device: CL_KERNEL_WORK_GROUP_SIZE, at most max_wg (creates the kernel if needed).

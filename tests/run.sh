@@ -11,7 +11,9 @@ IMGTOOL=$(realpath "${IMGTOOL:-tests/imgtool}")
 UNIT=${UNIT:-tests/unit}
 T=$(mktemp -d "${TMPDIR:-/tmp}/climg-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-export CLIMG IMGTOOL T
+# The program binary cache of the whole suite lives in $T, never in the user's ~/.cache.
+CLIMG_CACHE_DIR=$T/cache
+export CLIMG IMGTOOL T CLIMG_CACHE_DIR
 . tests/lib.sh
 
 # C unit tests print one "PASS name" or "FAIL name: why" line per check.

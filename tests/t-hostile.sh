@@ -279,8 +279,11 @@ h_refused "truncated png" 1 "trunc\\.png: png: file is truncated$" "$h_d/trunc.p
 head -c 20 "$h_d/n.png" >"$h_d/trunc-hdr.png"
 h_refused "png cut in its header" 1 "trunc-hdr\\.png: png: " "$h_d/trunc-hdr.png"
 cp "$h_d/n.png" "$h_d/crc.png"
-printf 'X' | dd of="$h_d/crc.png" bs=1 seek=200 conv=notrunc 2>/dev/null # inside IDAT
+printf 'X' | dd of="$h_d/crc.png" bs=1 seek=29 conv=notrunc 2>/dev/null # IHDR's CRC
 h_refused "png with a bad CRC" 1 "crc\\.png: png: .*CRC error" "$h_d/crc.png"
+cp "$h_d/n.png" "$h_d/idat.png"
+printf 'X' | dd of="$h_d/idat.png" bs=1 seek=200 conv=notrunc 2>/dev/null # inside IDAT
+h_refused "png with damaged image data" 1 "idat\\.png: png: " "$h_d/idat.png"
 "$IMGTOOL" rawpng huge-header "$h_d/huge.png"
 check "the huge-header png is 68 bytes" test "$(wc -c <"$h_d/huge.png" | tr -d ' ')" = 68
 h_refused "68-byte png claiming 65535x65535" 1 "huge\\.png: 65535x65535 exceeds --max-pixels" "$h_d/huge.png"

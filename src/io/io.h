@@ -65,7 +65,7 @@ int img_format_check(enum img_format fmt, int ch, int *drops_alpha);
 
 struct write_opts {
 	int jpeg_quality; // 1..100
-	int png_level;    // 0..9 (zlib level)
+	int png_level;    // 0..9, the zlib scale; what each does: png_write.c, climg(1)
 };
 
 // An output destination written atomically: a temporary file in the target directory,

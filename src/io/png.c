@@ -4,8 +4,7 @@
 // tRNS gains an alpha channel, 1/2/4-bit grey is scaled to 0..255 and 16-bit samples are
 // reduced with png_set_scale_16, which computes round(v * 255 / 65535) exactly (the same
 // as (v * 255 + 32767) / 65535 in integers; v / 257 is never exactly halfway). No gamma or
-// colour-space conversion is applied. Writing uses default filters, the requested zlib
-// level, and no time chunk, so the same image always gives the same bytes.
+// colour-space conversion is applied. PNG output is written by png_write.c.
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -153,72 +152,4 @@ int io_png_open(struct img_reader *r)
 	if (png_get_rowbytes(s->png, s->info) != (size_t)w * (size_t)ch)
 		return err_set("%s: png: unexpected row size after conversion", r->name);
 	return 0;
-}
-
-// ---- writing -------------------------------------------------------------------------
-
-struct png_out {
-	struct outfile *f;
-	int write_failed; // outfile_write failed and set err; report that, not libpng's
-	struct png_msg msg;
-};
-
-static void write_fn(png_structp png, png_bytep data, size_t len)
-{
-	struct png_out *o = png_get_io_ptr(png);
-
-	if (outfile_write(o->f, data, len) != 0) {
-		o->write_failed = 1;
-		png_error(png, "write failed");
-	}
-}
-
-// Output goes through outfile's buffer and is flushed by outfile_commit().
-static void flush_fn(png_structp png)
-{
-	(void)png;
-}
-
-int io_png_encode(struct outfile *f, const struct img *im, int level)
-{
-	static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
-	                             PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGBA};
-	struct png_out *o = NULL;
-	png_structp png = NULL;
-	png_infop info = NULL;
-	size_t stride = img_bytes(im) / (size_t)im->h;
-	volatile int rc = -1; // read after longjmp
-	int y;
-
-	// Heap state: nothing that changes after setjmp lives in a local variable.
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return err_set("%s: out of memory", outfile_name(f));
-	o->f = f;
-	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &o->msg, on_error, on_warning);
-	if (png)
-		info = png_create_info_struct(png);
-	if (!png || !info) {
-		err_set("%s: png: cannot create the encoder", outfile_name(f));
-		goto done;
-	}
-	if (setjmp(png_jmpbuf(png))) {
-		if (!o->write_failed)
-			err_set("%s: png: %s", outfile_name(f), o->msg.text);
-		goto done;
-	}
-	png_set_write_fn(png, o, write_fn, flush_fn);
-	png_set_compression_level(png, level);
-	png_set_IHDR(png, info, (png_uint_32)im->w, (png_uint_32)im->h, 8, types[im->ch],
-	             PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-	png_write_info(png, info);
-	for (y = 0; y < im->h; y++)
-		png_write_row(png, im->data + (size_t)y * stride);
-	png_write_end(png, NULL);
-	rc = 0;
-done:
-	if (png)
-		png_destroy_write_struct(&png, info ? &info : NULL);
-	free(o);
-	return rc;
 }

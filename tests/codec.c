@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+// C checks of the codec internals in src/io: the segment DEFLATE encoder (every stream
+// it writes is inflated by zlib and by libdeflate and compared), the Huffman length
+// limit, and the PNG row filters (the SSE2 versions against the plain C specification,
+// and hand-computed residuals). Prints one "PASS name" or "FAIL name: ..." line per
+// check; tests/t-codec.sh counts them. JPEG output in strips is compared byte for byte
+// with libjpeg's own single-threaded encoding with restart markers. Usage: codec SCRATCHDIR
+#include <libdeflate.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <jpeglib.h>
+
+#include "../src/err.h"
+#include "../src/io/deflate.h"
+#include "../src/io/io.h"
+#include "../src/io/pngfilter.h"
+
+static int failures;
+
+#define CHECK(name, cond)                                                                          \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			printf("PASS %s\n", name);                                                 \
+		} else {                                                                           \
+			printf("FAIL %s: %s (line %d)\n", name, #cond, __LINE__);                  \
+			failures++;                                                                \
+		}                                                                                  \
+	} while (0)
+
+static uint32_t rng_state = 12345;
+
+static uint32_t rng(void)
+{
+	uint32_t x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	rng_state = x;
+	return x;
+}
+
+// ---- deflate -------------------------------------------------------------------------
+
+enum { D_RANDOM, D_ZEROS, D_PERIOD3, D_TEXT, D_FIBONACCI, D_SMOOTH, D_KINDS };
+static const char *const kind_name[D_KINDS] = {"random", "zeros",     "period-3",
+                                               "text",   "fibonacci", "smooth"};
+
+static void fill(uint8_t *p, size_t n, int kind)
+{
+	static const char words[] = "the quick brown fox jumps over the lazy dog and then ";
+	size_t i;
+
+	switch (kind) {
+	case D_RANDOM:
+		for (i = 0; i < n; i++)
+			p[i] = (uint8_t)(rng() >> 24);
+		break;
+	case D_ZEROS: memset(p, 0, n); break;
+	case D_PERIOD3:
+		for (i = 0; i < n; i++)
+			p[i] = (uint8_t)(i % 3 * 40);
+		break;
+	case D_TEXT:
+		for (i = 0; i < n; i++)
+			p[i] = (uint8_t)words[(i * 7 + i / 97) % (sizeof(words) - 1)];
+		break;
+	case D_FIBONACCI: {
+		// Byte k appears about fib(k) times: an unlimited Huffman code would need
+		// codes of more than 20 bits, so the 15-bit limit must act.
+		size_t fib[26] = {1, 1}, k, total = 0;
+
+		for (k = 2; k < 26; k++)
+			fib[k] = fib[k - 1] + fib[k - 2];
+		for (i = 0; i < n; i++) {
+			size_t r = rng() % 196417; // fib[0] + ... + fib[25] - 1
+			total = 0;
+			for (k = 0; k < 25 && r >= total + fib[k]; k++)
+				total += fib[k];
+			p[i] = (uint8_t)k;
+		}
+		break;
+	}
+	default:
+		for (i = 0; i < n; i++)
+			p[i] = (uint8_t)((i / 7) % 50 + (rng() >> 30));
+		break;
+	}
+}
+
+// Compresses in[0 .. n) as segments of seg bytes with params p into a zlib stream;
+// returns its length (0 on failure). *tails_ok: every non-final segment ends in 00 00 ff ff.
+static size_t zcompress(struct dfl *d, const struct dfl_params *p, const uint8_t *in, size_t n,
+                        size_t seg, uint8_t *out, int *tails_ok)
+{
+	size_t o = 2, pos;
+	uLong a = adler32(1, in, (uInt)n);
+
+	out[0] = 0x78;
+	out[1] = 0x9c;
+	*tails_ok = 1;
+	for (pos = 0; pos < n; pos += seg) {
+		size_t len = n - pos < seg ? n - pos : seg;
+		size_t hist = pos < DFL_WINDOW ? pos : DFL_WINDOW;
+		int last = pos + len == n;
+		size_t k = dfl_segment(d, p, in + pos - hist, hist, len, last, out + o);
+
+		if (!k || k > dfl_bound(len))
+			return 0;
+		if (!last && (k < 4 || memcmp(out + o + k - 4, "\0\0\xff\xff", 4) != 0))
+			*tails_ok = 0;
+		o += k;
+	}
+	out[o++] = (uint8_t)(a >> 24);
+	out[o++] = (uint8_t)(a >> 16);
+	out[o++] = (uint8_t)(a >> 8);
+	out[o++] = (uint8_t)a;
+	return o;
+}
+
+static void test_deflate(void)
+{
+	static const size_t sizes[] = {1, 2, 3, 4, 5, 100, 258, 259, 65535, 65536, 70000, 300007};
+	static const size_t segs[] = {(size_t)1 << 30, 1, 1000, 32768, 100000};
+	static const struct dfl_params params[] = {
+	    {0, 0, 1, 1 << 17}, {0, 0, 0, 1 << 17}, {1, 0, 0, 1 << 17}, {1, 1, 0, 16384}};
+	static const char *const pname[] = {"store", "huffman", "lz", "lz-all"};
+	size_t maxn = 300007, cap = dfl_bound(maxn) * 2 + 64;
+	uint8_t *in = malloc(maxn), *z = malloc(cap), *z2 = malloc(cap), *back = malloc(maxn);
+	struct dfl *d = dfl_new();
+	struct libdeflate_decompressor *ld = libdeflate_alloc_decompressor();
+	int kind, bad_zlib = 0, bad_ld = 0, bad_tail = 0, bad_repeat = 0, runs = 0;
+	size_t fib_huff = 0;
+	char name[160];
+
+	if (!in || !z || !z2 || !back || !d || !ld) {
+		CHECK("deflate: allocation", 0);
+		goto done;
+	}
+	for (kind = 0; kind < D_KINDS; kind++)
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+			for (size_t gi = 0; gi < sizeof(segs) / sizeof(segs[0]); gi++)
+				for (size_t pi = 0; pi < 4; pi++) {
+					size_t n = sizes[si], seg = segs[gi], zn, zn2, got = 0;
+					uLongf bl = (uLongf)n;
+					int tails, tails2;
+
+					// One-byte segments only on small inputs (slow otherwise).
+					if (seg < 100 && n > 1000)
+						continue;
+					fill(in, n, kind);
+					zn = zcompress(d, &params[pi], in, n, seg, z, &tails);
+					zn2 = zcompress(d, &params[pi], in, n, seg, z2, &tails2);
+					runs++;
+					if (!zn || uncompress(back, &bl, z, zn) != Z_OK ||
+					    bl != n || memcmp(back, in, n) != 0) {
+						if (bad_zlib++ < 3)
+							printf("  zlib fails: %s %zu bytes, seg "
+							       "%zu, %s\n",
+							       kind_name[kind], n, seg, pname[pi]);
+					}
+					if (!zn ||
+					    libdeflate_zlib_decompress(ld, z, zn, back, n, &got) !=
+					        LIBDEFLATE_SUCCESS ||
+					    got != n || memcmp(back, in, n) != 0)
+						bad_ld++;
+					if (!tails)
+						bad_tail++;
+					if (zn != zn2 || memcmp(z, z2, zn) != 0)
+						bad_repeat++;
+					if (kind == D_FIBONACCI && n == 300007 && seg > n &&
+					    pi == 1)
+						fib_huff = zn;
+				}
+	snprintf(name, sizeof(name), "deflate: %d streams inflate with zlib", runs);
+	CHECK(name, bad_zlib == 0);
+	snprintf(name, sizeof(name), "deflate: %d streams inflate with libdeflate", runs);
+	CHECK(name, bad_ld == 0);
+	CHECK("deflate: segments end with a sync flush (00 00 ff ff)", bad_tail == 0);
+	CHECK("deflate: the same input gives the same bytes", bad_repeat == 0);
+	// 25 symbols of Fibonacci frequencies: entropy 2.51 bits a byte; a Huffman code
+	// limited to 15 bits stays within 6% of it.
+	printf("  fibonacci: %zu bytes\n", fib_huff);
+	CHECK("deflate: length-limited code stays near the entropy",
+	      fib_huff > 0 && fib_huff < 300007 * 266 / 800);
+
+	// Stored and compressed sizes behave as they should.
+	fill(in, 300007, D_RANDOM);
+	{
+		int t;
+		size_t s0 = zcompress(d, &params[0], in, 300007, (size_t)1 << 30, z, &t);
+		size_t s1 = zcompress(d, &params[2], in, 300007, (size_t)1 << 30, z, &t);
+
+		CHECK("deflate: stored size is the input plus framing",
+		      s0 == 300007 + 6 + 5 * ((300007 + 65534) / 65535));
+		CHECK("deflate: random data falls back to stored blocks", s1 <= s0 + s0 / 1000);
+	}
+	fill(in, 300007, D_ZEROS);
+	{
+		int t;
+		size_t s = zcompress(d, &params[2], in, 300007, (size_t)1 << 30, z, &t);
+
+		printf("  zeros: %zu bytes\n", s);
+		CHECK("deflate: zeros compress over 750 to 1", s > 0 && s < 400);
+	}
+done:
+	libdeflate_free_decompressor(ld);
+	dfl_free(d);
+	free(in);
+	free(z);
+	free(z2);
+	free(back);
+}
+
+// ---- PNG filters ---------------------------------------------------------------------
+
+static void test_filters(void)
+{
+	// Two rows of one RGB pixel pair; hand-computed residuals of the second row.
+	static const uint8_t prev[6] = {100, 50, 200, 20, 15, 10};
+	static const uint8_t cur[6] = {110, 40, 0, 30, 20, 250};
+	static const uint8_t want[5][6] = {
+	    {110, 40, 0, 30, 20, 250},
+	    {110, 40, 0, 176, 236, 250}, // 30-110, 20-40, 250-0 (mod 256)
+	    {10, 246, 56, 10, 5, 240},   // 110-100, 40-50, 0-200, 30-20, 20-15, 250-10
+	    // Average: first pixel x - b/2; then x - floor((a + b) / 2)
+	    {60, 15, 156, 221, 249, 245}, // 110-50, 40-25, 0-100, 30-65, 20-27, 250-5
+	    // Paeth: first pixel x - b; then (a, b, c) = (110, 20, 100): |b-c| 80, |a-c| 10,
+	    // |a+b-2c| 70 -> b; (40, 15, 50): 35, 10, 45 -> b; (0, 10, 200): 190, 200, 390 -> a
+	    {10, 246, 56, 10, 5, 250},
+	};
+	uint8_t out[7], ref[7];
+	uint64_t s[PNGF_TYPES], r[PNGF_TYPES];
+	char name[96];
+	int t, bad = 0, bad_scores = 0;
+
+	for (t = 0; t < PNGF_TYPES; t++) {
+		pngf_row_ref(t, cur, prev, out, 6, 3);
+		snprintf(name, sizeof(name), "filter: type %d by hand", t);
+		CHECK(name, out[0] == t && memcmp(out + 1, want[t], 6) == 0);
+		pngf_row(t, cur, prev, ref, 6, 3);
+		snprintf(name, sizeof(name), "filter: type %d vector version by hand", t);
+		CHECK(name, memcmp(out, ref, 7) == 0);
+	}
+	// Paeth ties: a = b = c gives a; pa == pb < pc gives a.
+	{
+		uint8_t p2[2] = {5, 9}, c2[2] = {7, 100}, o2[3];
+
+		// byte 1: a = 7, b = 9, c = 5: |b-c| 4, |a-c| 2, |a+b-2c| 6 -> b (9)
+		pngf_row_ref(PNGF_PAETH, c2, p2, o2, 2, 1);
+		CHECK("filter: Paeth picks b when |a-c| is smallest", o2[2] == 100 - 9);
+	}
+	// Vector against plain C on random rows of every bpp and many lengths.
+	for (size_t bpp = 1; bpp <= 4; bpp++)
+		for (size_t n = 1; n <= 300; n += n < 40 ? 1 : 37) {
+			uint8_t a[300], b[300], o1[301], o2[301];
+
+			for (size_t i = 0; i < n; i++) {
+				a[i] = (uint8_t)(rng() >> 24);
+				b[i] = (uint8_t)(rng() >> 24);
+			}
+			if (n % 5 == 0) // flat areas: ties everywhere
+				memset(a, 7, n / 2);
+			for (t = 0; t < PNGF_TYPES; t++) {
+				pngf_row(t, a, b, o1, n, bpp);
+				pngf_row_ref(t, a, b, o2, n, bpp);
+				bad += memcmp(o1, o2, n + 1) != 0;
+			}
+			pngf_scores(a, b, n, bpp, s);
+			pngf_scores_ref(a, b, n, bpp, r);
+			bad_scores += memcmp(s, r, sizeof(s)) != 0;
+		}
+	CHECK("filter: vector rows equal plain C (bpp 1-4, 1-300 bytes)", bad == 0);
+	CHECK("filter: vector scores equal plain C", bad_scores == 0);
+	// Scores by hand for {1, 255, 128} under a row of zeros: None and Up 1 + 1 + 128;
+	// Sub 1, 254, 129 -> 1 + 2 + 127; Average 1, 255 - 0, 128 - 127 -> 3; Paeth as Sub.
+	{
+		uint8_t z[3] = {0, 0, 0}, x[3] = {1, 255, 128};
+		static const uint64_t want_s[PNGF_TYPES] = {130, 130, 130, 3, 130};
+
+		pngf_scores(x, z, 3, 1, s);
+		CHECK("filter: scores by hand (bytes read as signed)",
+		      memcmp(s, want_s, sizeof(s)) == 0);
+		t = pngf_adaptive(x, z, out, 3, 1);
+		CHECK("filter: adaptive picks the smallest score", t == PNGF_AVG && out[0] == 3);
+		t = pngf_adaptive(z, z, out, 3, 1);
+		CHECK("filter: adaptive picks the lowest type on a tie", t == PNGF_NONE);
+	}
+	{
+		uint8_t up[4] = {10, 20, 30, 40}, x[4] = {10, 20, 30, 40};
+
+		t = pngf_adaptive(x, up, out, 4, 1);
+		CHECK("filter: adaptive picks Up for a repeated row", t == PNGF_UP && !out[1]);
+	}
+}
+
+// ---- JPEG in strips -------------------------------------------------------------------
+
+// libjpeg's own encoding of im (alpha dropped) with restart_in_rows MCU rows per restart
+// interval (0: none), as climg's settings; malloc'd into *out. 0 / -1.
+static int jpeg_reference(const struct img *im, int quality, int restart_rows, uint8_t **out,
+			  size_t *len)
+{
+	struct jpeg_compress_struct c;
+	struct jpeg_error_mgr e;
+	unsigned char *buf = NULL;
+	unsigned long n = 0;
+	int oc = im->ch >= 3 ? 3 : 1;
+	uint8_t *row = malloc((size_t)im->w * 3);
+
+	c.err = jpeg_std_error(&e);
+	jpeg_create_compress(&c);
+	jpeg_mem_dest(&c, &buf, &n);
+	c.image_width = (JDIMENSION)im->w;
+	c.image_height = (JDIMENSION)im->h;
+	c.input_components = oc;
+	c.in_color_space = oc == 3 ? JCS_RGB : JCS_GRAYSCALE;
+	jpeg_set_defaults(&c);
+	jpeg_set_quality(&c, quality, TRUE);
+	c.dct_method = JDCT_ISLOW;
+	c.optimize_coding = FALSE;
+	c.restart_in_rows = restart_rows;
+	jpeg_start_compress(&c, TRUE);
+	while (c.next_scanline < c.image_height) {
+		const uint8_t *src = im->data + (size_t)c.next_scanline * im->w * im->ch;
+
+		for (int x = 0; x < im->w; x++)
+			for (int k = 0; k < oc; k++)
+				row[x * oc + k] = src[x * im->ch + k];
+		jpeg_write_scanlines(&c, &row, 1);
+	}
+	jpeg_finish_compress(&c);
+	jpeg_destroy_compress(&c);
+	free(row);
+	*out = malloc(n);
+	if (!*out) {
+		free(buf);
+		return -1;
+	}
+	memcpy(*out, buf, n);
+	*len = n;
+	free(buf);
+	return 0;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *p = NULL;
+	long n;
+
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) > 0 && fseek(fp, 0, SEEK_SET) == 0) {
+		p = malloc((size_t)n);
+		if (p && fread(p, 1, (size_t)n, fp) != (size_t)n) {
+			free(p);
+			p = NULL;
+		}
+		*len = (size_t)n;
+	}
+	fclose(fp);
+	return p;
+}
+
+static void test_jpeg_strips(const char *dir)
+{
+	// W H CH, and the MCU rows per strip io_jpeg_encode plans: min(2^20 / (W * mcu),
+	// 65535 / MCUs per row), at least 1; 0 for a single strip (no restart markers).
+	static const int cases[][4] = {
+	    {600, 2000, 3, 109},  // 2 strips of 1744 rows, the last 256
+	    {1000, 3000, 1, 131}, // grey, 8-row MCUs: 3 strips of 1048 rows
+	    {500, 2100, 4, 131},  // alpha dropped; the last strip has 4 rows
+	    {65500, 40, 3, 1},    // 4094 MCUs a row (the JPEG limit): 16-row strips, the last 8
+	    {333, 5000, 2, 393},  // grey + alpha: 2 strips
+	    {640, 480, 3, 0},     // one strip: no restart markers
+	};
+	char path[4096], name[128];
+
+	snprintf(path, sizeof(path), "%s/strips.jpg", dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct img im = {cases[i][0], cases[i][1], cases[i][2], NULL};
+		struct write_opts o = {80, 6};
+		struct outfile *f;
+		uint8_t *ref = NULL, *got = NULL;
+		size_t rn = 0, gn = 0, k;
+		int ok = 0;
+
+		im.data = malloc(img_bytes(&im));
+		if (!im.data)
+			break;
+		for (k = 0; k < img_bytes(&im); k++) // smooth with some noise: real coding
+			im.data[k] = (uint8_t)((k / 3 % 997) / 4 + (k * 7 / 1000) % 64 + (rng() >> 29));
+		f = outfile_open(path);
+		if (f && img_encode(f, FMT_JPEG, &im, &o) == 0 && outfile_commit(f) == 0)
+			got = read_file(path, &gn);
+		else
+			outfile_abort(f);
+		if (got && jpeg_reference(&im, 80, cases[i][3], &ref, &rn) == 0)
+			ok = rn == gn && memcmp(ref, got, rn) == 0;
+		snprintf(name, sizeof(name),
+			 "jpeg: %dx%dx%d in strips equals libjpeg with restart_in_rows %d", im.w,
+			 im.h, im.ch, cases[i][3]);
+		CHECK(name, ok);
+		if (!got)
+			printf("  %s\n", err_msg());
+		free(ref);
+		free(got);
+		free(im.data);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: codec SCRATCHDIR\n");
+		return 2;
+	}
+	test_deflate();
+	test_filters();
+	test_jpeg_strips(argv[1]);
+	return failures ? 1 : 0;
+}
