@@ -981,7 +981,6 @@ static void ihdr(uint8_t d[13], uint32_t w, uint32_t h, int depth, int type)
 // PNGs libpng would not write:
 //   huge-header  68 bytes claiming 65535x65535 RGBA: signature, IHDR, an IDAT holding an
 //                empty stored deflate block, IEND
-//   header:W:H   the same claiming W x H RGB (for limits checked before decoding)
 //   bomb         20000x20000 1-bit grey, all zero: about 50 KB that inflate to 50 MB of
 //                rows and decode to 400 MB of pixels
 //   palette-oob  6x1 8-bit palette of 2 entries (red, green) whose pixels use indices
@@ -994,9 +993,7 @@ static int cmd_rawpng(char **av)
 	size_t n = 0, cap;
 	int rc = -1;
 
-	unsigned hw = 0, hh = 0;
-
-	if (strcmp(kind, "huge-header") == 0 || sscanf(kind, "header:%u:%u", &hw, &hh) == 2) {
+	if (strcmp(kind, "huge-header") == 0) {
 		static const uint8_t empty_zlib[11] = {0x78, 0x01, 0x01, 0x00, 0x00, 0xff,
 		                                       0xff, 0x00, 0x00, 0x00, 0x01};
 		buf = malloc(cap = 128);
@@ -1004,10 +1001,7 @@ static int cmd_rawpng(char **av)
 			return err_set("out of memory");
 		memcpy(buf, sig, 8);
 		n = 8;
-		if (hw)
-			ihdr(hdr, hw, hh, 8, 2); // header:W:H: RGB
-		else
-			ihdr(hdr, 65535, 65535, 8, 6);
+		ihdr(hdr, 65535, 65535, 8, 6);
 		n += put_chunk(buf + n, "IHDR", hdr, 13);
 		n += put_chunk(buf + n, "IDAT", empty_zlib, sizeof(empty_zlib));
 		n += put_chunk(buf + n, "IEND", NULL, 0);
