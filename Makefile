@@ -169,7 +169,7 @@ fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)tests/imgtool
 		mkdir -p build-fuzz/corpus/$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 		UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 build-fuzz/fuzz-$$t \
-			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=25 -rss_limit_mb=2048 \
 			-print_final_stats=1 -artifact_prefix=build-fuzz/crash-$$t- \
 			-dict=build-fuzz/seeds/$$t.dict \
 			build-fuzz/corpus/$$t build-fuzz/seeds/$$t \
