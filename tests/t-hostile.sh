@@ -578,7 +578,7 @@ else
 fi
 
 h_fallback "a program that fails to build" CLIMG_FAULT_BUILD=1
-grep -q 'failed to build on' "$T/err" && ok || bad "build failure: the warning says what failed"
+check "build failure: the warning says what failed" grep -q 'failed to build on' "$T/err"
 h_named_error "a program that fails to build" "opencl: kernels/.*\\.cl failed to build" CLIMG_FAULT_BUILD=1
 check "build failure with --device: the build log is printed" \
 	grep -q '^climg: opencl: build log for kernels/' "$T/err"
@@ -589,7 +589,7 @@ expect_exit 0 "max alloc = the largest buffer runs on the device" env CLIMG_FAUL
 check "max alloc = the largest buffer: no warning" test ! -s "$T/err"
 check "max alloc = the largest buffer: the CPU bytes" cmp "$h_d/out/ma.png" "$h_d/cpu.png"
 h_fallback "a buffer over CL_DEVICE_MAX_MEM_ALLOC_SIZE" CLIMG_FAULT_MAX_ALLOC=272
-grep -q 'CL_DEVICE_MAX_MEM_ALLOC_SIZE' "$T/err" && ok || bad "max alloc: the warning names the limit"
+check "max alloc: the warning names the limit" grep -q 'CL_DEVICE_MAX_MEM_ALLOC_SIZE' "$T/err"
 h_named_error "a buffer over CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
 	"opencl: a buffer of 273 bytes exceeds the allocation limit of .*, 272 bytes" CLIMG_FAULT_MAX_ALLOC=272
 
