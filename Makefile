@@ -20,48 +20,80 @@ LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(
 LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lm -pthread
 comma     := ,
 
+# B is the object directory and OUT the prefix of the binaries: `make check-asan` builds the
+# same sources into build-asan/ (binaries build-asan/climg, build-asan/tests/...).
+B         ?= build
+OUT       ?=
+
 SRC       := $(wildcard src/*.c src/io/*.c src/stages/*.c)
 KERNELS   := $(sort $(wildcard kernels/*.cl))
-OBJ       := $(SRC:%.c=build/%.o) build/kernels.o
-TP_OBJ    := build/third_party/stb_image_bmp.o build/third_party/stb_image_write.o
-LIB_OBJ   := $(filter-out build/src/main.o,$(OBJ)) $(TP_OBJ)
+OBJ       := $(SRC:%.c=$(B)/%.o) $(B)/kernels.o
+TP_OBJ    := $(B)/third_party/stb_image_bmp.o $(B)/third_party/stb_image_write.o
+LIB_OBJ   := $(filter-out $(B)/src/main.o,$(OBJ)) $(TP_OBJ)
 
-all: climg
+all: $(OUT)climg
 
-climg: $(OBJ) $(TP_OBJ)
+$(OUT)climg: $(OBJ) $(TP_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-build/%.o: %.c
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c -o $@ $<
 
 # Third-party code is compiled without our warning set (it is not ours to fix).
-build/third_party/%.o: third_party/%.c
+$(B)/third_party/%.o: third_party/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -w -c -o $@ $<
 
 # Kernels are embedded into the binary: build/kernels.c holds each kernels/*.cl as a string.
-build/kernels.c: $(KERNELS) $(wildcard kernels/*.clh) tools/embed-kernels.sh
-	@mkdir -p build
+$(B)/kernels.c: $(KERNELS) $(wildcard kernels/*.clh) tools/embed-kernels.sh
+	@mkdir -p $(B)
 	sh tools/embed-kernels.sh $(KERNELS) > $@.tmp && mv $@.tmp $@
 
-build/kernels.o: build/kernels.c
+$(B)/kernels.o: $(B)/kernels.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -Isrc -c -o $@ $<
 
 # ---- tests ----------------------------------------------------------------------------
-TEST_BINS := tests/unit tests/imgtool tests/codec
+# tests/fuzz/replay.c runs each fuzz target's saved inputs (tests/fuzz/regress/TARGET/)
+# without libFuzzer, so the suite replays them with gcc too.
+FUZZ_TARGETS := chain decode pipeline
+REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
+TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/failwrite.so \
+                $(OUT)tests/fakeicd.so $(REPLAY_BINS)
 
-tests/unit: build/tests/unit.o $(LIB_OBJ)
+$(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests/imgtool: build/tests/imgtool.o $(LIB_OBJ)
+$(OUT)tests/imgtool: $(B)/tests/imgtool.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-tests/codec: build/tests/codec.o $(LIB_OBJ)
+$(OUT)tests/fuzz/replay-%: $(B)/tests/fuzz/fuzz-%.o $(B)/tests/fuzz/replay.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-test: climg $(TEST_BINS) tools/bench
-	sh tests/run.sh
+# An LD_PRELOAD shim that makes write(2) fail (disk full) for tests/t-hostile.sh. Not
+# sanitized: it runs inside sanitized binaries too.
+$(OUT)tests/failwrite.so: tests/failwrite.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC -shared -o $@ $< -ldl
+
+# A fake OpenCL driver with one GPU that cannot create a context (tests/t-hostile.sh).
+$(OUT)tests/fakeicd.so: tests/fakeicd.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -O2 -g $(WARN) -fPIC -shared -o $@ $<
+
+$(OUT)tests/codec: $(B)/tests/codec.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
+	CODEC=$(OUT)tests/codec BENCH=$(OUT)tools/bench \
+	FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
+	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
 # ---- benchmarks (docs/BENCHMARKS.md) --------------------------------------------------------
 # `make bench`: the device's kernels, transfers and whole commands on 8K images, on
@@ -69,7 +101,8 @@ test: climg $(TEST_BINS) tools/bench
 # e.g. make bench BENCH_FLAGS="--verify".
 BENCH_FLAGS ?=
 
-tools/bench: build/tools/bench.o $(LIB_OBJ)
+$(OUT)tools/bench: $(B)/tools/bench.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: climg tools/bench
@@ -84,13 +117,79 @@ bench-e2e: climg tests/imgtool
 testdata: tests/imgtool
 	sh tests/make-testdata.sh
 
+# ---- sanitizers and fuzzing ------------------------------------------------------------
+# check-asan: the whole suite with clang's AddressSanitizer and UndefinedBehaviorSanitizer
+# (float-cast-overflow included) in build-asan/. Every report fails it: reports go to
+# files under build-asan/reports/, which must stay empty. Leaks inside the OpenCL driver
+# (not ours) are suppressed by tests/lsan.supp.
+SAN_CC     ?= clang
+SAN_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
+              -fno-sanitize-recover=all
+SAN_ENV     = ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/reports/asan:detect_leaks=1 \
+              UBSAN_OPTIONS=log_path=$(CURDIR)/build-asan/reports/ubsan:print_stacktrace=1 \
+              LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+              CLIMG_SANITIZED=1
+
+check-asan:
+	$(MAKE) B=build-asan OUT=build-asan/ CC=$(SAN_CC) CFLAGS="$(SAN_FLAGS)" \
+		build-asan/climg $(TEST_BINS:$(OUT)%=build-asan/%) build-asan/tools/bench
+	rm -rf build-asan/reports && mkdir -p build-asan/reports
+	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
+		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
+		CODEC=build-asan/tests/codec BENCH=build-asan/tools/bench \
+		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
+		sh tests/run.sh
+	@if [ -n "$$(ls build-asan/reports)" ]; then \
+		echo "check-asan: sanitizer reports:"; cat build-asan/reports/*; exit 1; \
+	else echo "check-asan: no sanitizer reports"; fi
+
+# check-valgrind: the CPU path under valgrind memcheck (tests/valgrind.sh): no errors, no
+# definite leaks.
+check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(REPLAY_BINS)
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
+
+# fuzz: builds the libFuzzer targets (tests/fuzz/fuzz-*.c) with clang into build-fuzz/ and
+# runs each for FUZZ_SECONDS on a corpus seeded by tests/fuzz/make-seeds.sh. New crashes
+# are left as build-fuzz/crash-TARGET-*; a fixed one goes into tests/fuzz/regress/TARGET/.
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                -fsanitize=float-cast-overflow -fno-sanitize-recover=all
+
+build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c FORCE
+	$(MAKE) B=build-fuzz OUT=build-fuzz/ CC=$(SAN_CC) CFLAGS="$(FUZZ_FLAGS)" \
+		lib-objs build-fuzz/tests/fuzz/fuzz-$*.o
+	$(SAN_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ build-fuzz/tests/fuzz/fuzz-$*.o \
+		$(patsubst $(B)/%,build-fuzz/%,$(LIB_OBJ)) $(LDLIBS)
+
+lib-objs: $(LIB_OBJ)
+
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool sh tests/fuzz/make-seeds.sh build-fuzz/seeds
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p build-fuzz/corpus/$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 build-fuzz/fuzz-$$t \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=25 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=build-fuzz/crash-$$t- \
+			-dict=build-fuzz/seeds/$$t.dict \
+			build-fuzz/corpus/$$t build-fuzz/seeds/$$t \
+			$$( [ -d tests/fuzz/regress/$$t ] && echo tests/fuzz/regress/$$t ) \
+			>build-fuzz/$$t.log 2>&1 || { tail -n 40 build-fuzz/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_runs|^Done' build-fuzz/$$t.log; \
+	done
+
+FORCE:
+
 install: climg
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 climg $(DESTDIR)$(PREFIX)/bin/climg
 	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
 
 clean:
-	rm -rf build climg $(TEST_BINS) tools/bench
+	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec tools/bench \
+		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
-.PHONY: all test bench bench-e2e testdata install clean
--include $(OBJ:.o=.d) build/tests/unit.d build/tests/imgtool.d build/tests/codec.d build/tools/bench.d
+.PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
+	FORCE
+-include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
+	$(B)/tools/bench.d $(B)/tests/fuzz/*.d

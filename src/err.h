@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Error recording: a failing function calls err_set() and returns -1 (or NULL);
-// only main() prints the message and picks the exit status.
+// only main() prints the message and picks the exit status. Messages and warnings are
+// always one line of at most 1023 bytes: control characters are escaped (\n, \xHH) and a
+// longer message keeps its beginning and end around "...".
 #ifndef CLIMG_ERR_H
 #define CLIMG_ERR_H
 

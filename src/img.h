@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// The largest image side anywhere: input headers and every stage's output are checked
+// against it (65535 keeps w * h * 4 far from overflowing size_t and w, h in 16 bits).
+#define IMG_MAX_SIDE 65535
+
 // Geometry of an image: width and height in pixels, ch channels per pixel
 // (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA).
 struct geom {

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "io/io.h"
@@ -98,6 +100,20 @@ static const char usage_text[] =
 	"                         value,red,green,blue,alpha, then 256 rows v,count,... for\n"
 	"                         v = 0..255. plot=FILE draws it too (536x300 RGB, format by\n"
 	"                         extension); scale=log gives the plot a log count axis\n"
+	"\n"
+	"Limits (each refused with a message that names it):\n"
+	"  image size             65535 pixels a side and --max-pixels in area, for the input\n"
+	"                         (checked from its header) and every stage's output (planned\n"
+	"                         before anything is allocated)\n"
+	"  input size             --max-input-bytes, for files, stdin, FIFOs and devices alike\n"
+	"  memory                 the chain's images (the input and two of its largest size)\n"
+	"                         must fit the machine's memory and ulimit -v, checked before\n"
+	"                         decoding\n"
+	"  chain                  at most 10000 stages\n"
+	"  progressive JPEG       at most 100 scans\n"
+	"  convolve               radius at most 1000; a kernel that is not separable at most\n"
+	"                         2^40 multiply-adds per image\n"
+	"Truncated or corrupt images are refused; bytes after the end of an image are ignored.\n"
 	"\n"
 	"Exit status: 0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.\n"
 	"See climg(1) for details.\n";
@@ -228,7 +244,9 @@ static void list_stages(void)
 }
 
 // Opens the device to run on. Returns NULL without error (quietly, or with one warning)
-// when the CPU path should run instead; sets *failed on a real error.
+// when the CPU path should run instead: there is no device, or the automatically chosen
+// one cannot be opened. Sets *failed on a real error: a device the user named (--device,
+// CLIMG_DEVICE) that is missing or fails, or no device for --verify.
 static struct ocl *open_device(const struct options *o, bool *failed)
 {
 	const char *spec = o->device ? o->device : getenv("CLIMG_DEVICE");
@@ -242,8 +260,11 @@ static struct ocl *open_device(const struct options *o, bool *failed)
 	dev = ocl_open(spec, &none);
 	if (dev)
 		return dev;
-	if (none && !spec && !o->verify) {
-		warn("no OpenCL device found; using the CPU path");
+	if (!spec && !o->verify) {
+		if (none)
+			warn("no OpenCL device found; using the CPU path");
+		else
+			warn("%s; using the CPU path", err_msg());
 		return NULL;
 	}
 	*failed = true;
@@ -446,6 +467,45 @@ static int side_outs_write(const struct side_out *s, int n, const struct write_o
 	return 0;
 }
 
+// "1.5 GiB" for messages.
+static void bytes_str(char buf[32], uint64_t bytes)
+{
+	if (bytes >= (uint64_t)1 << 30)
+		snprintf(buf, 32, "%.1f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+	else
+		snprintf(buf, 32, "%.1f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+}
+
+// Refuses a chain whose planned images cannot fit: more than the machine's memory, or than
+// the address-space limit (ulimit -v). Better now than killed half-way, when the kernel's
+// out-of-memory killer would leave the temporary output file behind. The plan counts the
+// images only (the input and two of the largest size, one more for --verify); decoders and
+// drivers need a little more, so this refuses the impossible, not the tight.
+static int memory_check(const struct chain *c, bool verify)
+{
+	uint64_t need = (uint64_t)c->host_bytes + (verify ? c->max_bytes : 0), have = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	const char *what = NULL;
+	char need_s[32], have_s[32];
+	struct rlimit rl;
+
+	if (pages > 0 && page > 0) {
+		have = (uint64_t)pages * (uint64_t)page;
+		what = "this machine's memory";
+	}
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (!have || (uint64_t)rl.rlim_cur < have)) {
+		have = rl.rlim_cur;
+		what = "the address-space limit (ulimit -v)";
+	}
+	if (!have || need <= have)
+		return 0;
+	bytes_str(need_s, need);
+	bytes_str(have_s, have);
+	return err_set("the chain's images need %s of memory, more than %s, %s", need_s, what,
+		       have_s);
+}
+
 static int run(const struct options *o, struct chain *chain)
 {
 	struct img_reader *rd = NULL;
@@ -456,7 +516,7 @@ static int run(const struct options *o, struct chain *chain)
 	struct side_out *sides = NULL;
 	struct geom g;
 	int status = EXIT_RUN, drops_alpha = 0, rc, nsides = 0;
-	bool dev_failed, device_named;
+	bool dev_failed, device_named, dev_error = false;
 	struct timing tm = { .t0 = now_ms() };
 	struct run_times *times = NULL;
 
@@ -481,6 +541,18 @@ static int run(const struct options *o, struct chain *chain)
 	if (status)
 		goto fail;
 	status = EXIT_RUN;
+	// The outputs next: a missing or read-only directory, or a directory named as an
+	// output, is reported before the input is even read.
+	if (o->output) {
+		out = outfile_open(o->output);
+		if (!out)
+			goto fail;
+	}
+	for (int i = 0; i < nsides; i++) {
+		sides[i].f = outfile_open(sides[i].file.path);
+		if (!sides[i].f)
+			goto fail;
+	}
 
 	rd = img_reader_open(o->input, &o->limits);
 	if (!rd)
@@ -491,21 +563,13 @@ static int run(const struct options *o, struct chain *chain)
 		status = EXIT_USAGE;
 		goto fail;
 	}
-	if (o->output) {
-		if (img_format_check(fmt, chain->out.ch, &drops_alpha) < 0) {
-			err_prefix("%s", o->output);
-			status = EXIT_USAGE;
-			goto fail;
-		}
-		out = outfile_open(o->output);
-		if (!out)
-			goto fail;
+	if (o->output && img_format_check(fmt, chain->out.ch, &drops_alpha) < 0) {
+		err_prefix("%s", o->output);
+		status = EXIT_USAGE;
+		goto fail;
 	}
-	for (int i = 0; i < nsides; i++) {
-		sides[i].f = outfile_open(sides[i].file.path);
-		if (!sides[i].f)
-			goto fail;
-	}
+	if (memory_check(chain, o->verify) < 0)
+		goto fail;
 
 	device_named = o->device || (getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"));
 	dev = open_device(o, &dev_failed);
@@ -540,13 +604,16 @@ static int run(const struct options *o, struct chain *chain)
 		rc = pipeline_verify(chain, dev, &in, &res);
 		if (rc == 1)
 			status = EXIT_VERIFY;
+		dev_error = rc < 0;
 		if (rc != 0)
 			goto fail;
 	} else if (dev) {
 		if (pipeline_cl(chain, dev, &in, &res, times) < 0) {
+			dev_error = device_named;
 			if (device_named)
 				goto fail;
-			// An automatically chosen device failed: the CPU path gives the same bytes.
+			// An automatically chosen device failed: the CPU path gives the same
+			// bytes. One warning line, whatever failed (a build log included).
 			warn("%s; using the CPU path", err_msg());
 			tm.on_cpu = true;
 			if (pipeline_cpu(chain, &in, &res, times) < 0)
@@ -587,6 +654,9 @@ static int run(const struct options *o, struct chain *chain)
 	}
 	status = 0;
 fail:
+	// An OpenCL failure reported as an error: a failed build's log goes with it.
+	if (status && dev_error && ocl_build_log(dev))
+		fputs(ocl_build_log(dev), stderr);
 	for (int i = 0; i < nsides; i++)
 		outfile_abort(sides[i].f);
 	free(sides);
@@ -614,6 +684,7 @@ int main(int argc, char **argv)
 		return EXIT_RUN;
 	}
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
+	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
 	status = parse_args(argc, argv, &o, positional);
 	if (status)
 		; // a usage error, reported below

@@ -50,7 +50,8 @@ struct ocl {
 	cl_device_id device;
 	cl_context ctx;
 	cl_command_queue queue;
-	char *name; // "DEVICE (PLATFORM)"
+	char *name;      // "DEVICE (PLATFORM)"
+	char *build_log; // of the last program that failed to build, NULL if none
 	cl_ulong max_alloc_bytes, global_mem_bytes, local_mem_bytes;
 	size_t max_wg, max_item[2]; // work-group size; work-items per dimension
 	cl_uint compute_units;
@@ -86,6 +87,13 @@ struct dev {
 };
 
 // ---- test-only fault injection -------------------------------------------------------------
+// Three switches let tests/t-hostile.sh make a working driver fail in each way a real one can
+// (documented as test aids in climg(1)); none of them changes anything when unset:
+//   CLIMG_FAULT_INJECT=N     the Nth counted call fails (below)
+//   CLIMG_FAULT_BUILD=1      every program gets a line that cannot compile, as a driver whose
+//                            compiler rejects our source would
+//   CLIMG_FAULT_MAX_ALLOC=N  the device reports a CL_DEVICE_MAX_MEM_ALLOC_SIZE of at most N
+//                            bytes, so a small image exceeds it
 // With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
 // CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
@@ -110,6 +118,19 @@ static int fault_hit(void)
 			at = 0;
 	}
 	return at > 0 && ++calls == at;
+}
+
+// A positive whole number from the environment variable name, else 0.
+static unsigned long long env_number(const char *name)
+{
+	const char *s = getenv(name);
+	char *end = NULL;
+	unsigned long long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	v = strtoull(s, &end, 10);
+	return *end ? 0 : v;
 }
 
 #define CALL(call) (fault_hit() ? CL_OUT_OF_RESOURCES : (call))
@@ -490,6 +511,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	char *dname = NULL, *pname = NULL;
 	size_t n = 0, pick = 0, items[16] = {0};
 	cl_bool available = CL_FALSE;
+	unsigned long long fault_max_alloc;
 	int none = 0;
 	cl_int e = CL_SUCCESS;
 
@@ -547,6 +569,9 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	}
 	o->max_item[0] = items[0];
 	o->max_item[1] = items[1];
+	fault_max_alloc = env_number("CLIMG_FAULT_MAX_ALLOC");
+	if (fault_max_alloc && fault_max_alloc < o->max_alloc_bytes)
+		o->max_alloc_bytes = fault_max_alloc;
 	if (!available) {
 		err_set("opencl: %s is not available", o->name);
 		goto fail;
@@ -617,6 +642,7 @@ void ocl_close(struct ocl *o)
 	}
 	RELEASE(clReleaseCommandQueue, o->queue);
 	RELEASE(clReleaseContext, o->ctx);
+	free(o->build_log);
 	free(o->cache_dir);
 	free(o->cache_id);
 	free(o->name);
@@ -773,9 +799,70 @@ static struct ocl_program *program_find(const struct ocl *o, const char *name)
 	return p;
 }
 
-static void build_log_print(const struct ocl *o, cl_program prog, const char *name)
+// PoCL's compiler writes its diagnostics ("1 error generated.") straight to the process's
+// standard error. While a program builds, descriptor 2 points at a temporary file whose text
+// joins the build log if the build fails and is dropped if it succeeds, so a fallback to the
+// CPU path keeps to its one warning line. Best effort: without a temporary file nothing is
+// diverted.
+struct divert {
+	int saved_fd; // the real stderr while diverted, else -1
+	FILE *tmp;
+};
+
+static void stderr_divert(struct divert *d)
 {
+	d->saved_fd = -1;
+	fflush(stderr);
+	d->tmp = tmpfile();
+	if (!d->tmp)
+		return;
+	d->saved_fd = dup(STDERR_FILENO);
+	if (d->saved_fd < 0 || dup2(fileno(d->tmp), STDERR_FILENO) < 0) {
+		if (d->saved_fd >= 0)
+			close(d->saved_fd);
+		d->saved_fd = -1;
+		fclose(d->tmp);
+		d->tmp = NULL;
+	}
+}
+
+// Restores stderr. Returns what was written meanwhile (at most 64 KiB; caller frees), or
+// NULL when there was nothing.
+static char *stderr_restore(struct divert *d)
+{
+	char *text = NULL;
+	struct stat st;
 	size_t len = 0;
+
+	if (!d->tmp)
+		return NULL;
+	fflush(stderr);
+	dup2(d->saved_fd, STDERR_FILENO);
+	close(d->saved_fd);
+	// The compiler wrote through the descriptor: the FILE has buffered nothing.
+	if (fstat(fileno(d->tmp), &st) == 0 && st.st_size > 0)
+		len = st.st_size > 65536 ? 65536 : (size_t)st.st_size;
+	if (len > 0 && fseek(d->tmp, 0, SEEK_SET) == 0 && (text = malloc(len + 1))) {
+		len = fread(text, 1, len, d->tmp);
+		text[len] = '\0';
+		while (len > 0 && text[len - 1] == '\n')
+			text[--len] = '\0';
+		if (len == 0) {
+			free(text);
+			text = NULL;
+		}
+	}
+	fclose(d->tmp);
+	d->tmp = NULL;
+	return text;
+}
+
+// Keeps the build log of prog in o->build_log, headed by what failed to build where, with
+// the text the compiler printed (diverted, may be NULL) after it.
+static void build_log_keep(struct ocl *o, cl_program prog, const char *name, const char *diverted)
+{
+	static const char head[] = "climg: opencl: build log for kernels/%s.cl on %s:\n%s\n%s%s";
+	size_t len = 0, n;
 	char *log = NULL;
 
 	if (clGetProgramBuildInfo(prog, o->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) ==
@@ -790,9 +877,24 @@ static void build_log_print(const struct ocl *o, cl_program prog, const char *na
 		free(log);
 		log = NULL;
 	}
-	fprintf(stderr, "climg: opencl: build log for kernels/%s.cl on %s:\n%s\n", name, o->name,
-	        log && *log ? log : "(the driver gave no build log)");
+	if (!log || !*log) {
+		free(log);
+		log = NULL;
+	}
+	free(o->build_log);
+	n = strlen(head) + strlen(name) + strlen(o->name) + (log ? strlen(log) : 40) +
+	    (diverted ? strlen(diverted) : 0) + 1;
+	o->build_log = malloc(n);
+	if (o->build_log)
+		snprintf(o->build_log, n, head, name, o->name,
+		         log ? log : "(the driver gave no build log)", diverted ? diverted : "",
+		         diverted ? "\n" : "");
 	free(log);
+}
+
+const char *ocl_build_log(const struct ocl *o)
+{
+	return o ? o->build_log : NULL;
 }
 
 // ---- program binary cache ------------------------------------------------------------------
@@ -1143,24 +1245,32 @@ void ocl_build_count(const struct ocl *o, int *built, int *cached)
 // device's build log.
 static cl_program program_from_source(struct ocl *o, const struct kernel_source *src)
 {
-	// The API takes const char **, the table holds const char *const.
-	const char *text = src->source;
+	// The API takes const char **, the table holds const char *const. CLIMG_FAULT_BUILD
+	// adds a second string that cannot compile.
+	const char *text[2] = {src->source,
+	                       "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
+	cl_uint count = env_number("CLIMG_FAULT_BUILD") ? 2 : 1;
+	struct divert div;
+	char *diverted;
 	cl_program prog;
 	cl_int e = CL_SUCCESS;
 
-	prog = CREATE(&e, clCreateProgramWithSource(o->ctx, 1, &text, NULL, &e));
+	prog = CREATE(&e, clCreateProgramWithSource(o->ctx, count, text, NULL, &e));
 	if (!prog) {
 		fail_cl(e, "clCreateProgramWithSource(kernels/%s.cl)", src->name);
 		return NULL;
 	}
+	stderr_divert(&div);
 	e = CALL(clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL));
+	diverted = stderr_restore(&div);
 	if (e == CL_BUILD_PROGRAM_FAILURE) {
-		build_log_print(o, prog, src->name);
+		build_log_keep(o, prog, src->name, diverted);
 		err_set("opencl: kernels/%s.cl failed to build on %s: CL_BUILD_PROGRAM_FAILURE",
 		        src->name, o->name);
 	} else if (e != CL_SUCCESS) {
 		fail_cl(e, "clBuildProgram(kernels/%s.cl)", src->name);
 	}
+	free(diverted);
 	if (e != CL_SUCCESS)
 		RELEASE(clReleaseProgram, prog);
 	return prog;
@@ -1200,6 +1310,7 @@ int ocl_build(struct ocl *o, const char *const *programs, int n)
 		o->built++;
 		prog = NULL;
 	}
+	cache_key_free(key);
 	return 0;
 fail:
 	cache_key_free(key);
@@ -1374,8 +1485,9 @@ struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes)
 	}
 	// Checked here because some drivers (NVIDIA) accept a too large buffer and fail later.
 	if ((uint64_t)bytes > o->max_alloc_bytes) {
-		err_set("opencl: a buffer of %s (%zu bytes) exceeds the %s allocation limit of %s",
-		        size_str(want, bytes), bytes, o->name, size_str(max, o->max_alloc_bytes));
+		err_set("opencl: a buffer of %s exceeds the allocation limit of %s, %s "
+		        "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+		        size_str(want, bytes), o->name, size_str(max, o->max_alloc_bytes));
 		return NULL;
 	}
 	if (!(b = calloc(1, sizeof *b))) {

@@ -41,11 +41,17 @@ struct ocl_about {
 int ocl_about(const struct ocl *o, struct ocl_about *a);
 
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
-// On a build failure the device's build log goes to stderr and err names the program.
+// On a build failure err names the program and ocl_build_log() holds the device's log.
 // With the program binary cache on, a program built once is loaded from its cached device
 // binary instead of compiled (see "program binary cache" in ocl.c); the cache never makes
 // ocl_build fail.
 int ocl_build(struct ocl *o, const char *const *programs, int n);
+
+// The build log of the last program that failed to build, as lines ready for stderr
+// ("climg: opencl: build log for kernels/NAME.cl on DEVICE:\n..."), or NULL. The caller
+// prints it when the failure is reported as an error; a fallback to the CPU path keeps
+// to its one warning line. NULL-safe.
+const char *ocl_build_log(const struct ocl *o);
 
 // The program binary cache is on when ocl_open returns; false turns it off for the programs
 // built after the call (--no-cache): nothing is read from or written to the cache directory.

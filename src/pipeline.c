@@ -22,13 +22,17 @@
 // the params block so that string arguments stay valid for the chain's life.
 static int stage_parse(struct chain_stage *s, const char *token)
 {
-	size_t len = strlen(token);
+	size_t len = strlen(token), colons = 0;
 	char *copy = NULL, **argv = NULL, *p;
 	int argc = 0, rc = -1;
 
 	s->token = token;
+	for (const char *q = token; *q; q++)
+		colons += *q == ':';
 	copy = malloc(len + 1);
-	argv = malloc((len / 2 + 2) * sizeof *argv); // at most one argument per ':'
+	// One argument after each ':' ("a::" has two empty ones), and a NULL. (Found by
+	// tests/fuzz/fuzz-chain.c: len / 2 + 2 was too few for runs of ':'.)
+	argv = malloc((colons + 2) * sizeof *argv);
 	if (!copy || !argv) {
 		err_set("out of memory");
 		goto fail;
@@ -70,6 +74,8 @@ fail:
 int chain_parse(struct chain *c, int n, char *const *tokens)
 {
 	memset(c, 0, sizeof *c);
+	if (n > CHAIN_MAX_STAGES)
+		return err_set("too many stages (%d; at most %d)", n, CHAIN_MAX_STAGES);
 	c->st = calloc(n ? (size_t)n : 1, sizeof *c->st);
 	if (!c->st)
 		return err_set("out of memory");
@@ -96,7 +102,14 @@ static int stage_err(const struct chain_stage *s)
 int chain_plan(struct chain *c, const struct geom *in)
 {
 	struct geom g = *in;
+	uint64_t host;
 	c->in = *in;
+	// The readers check the input; callers that build images themselves get the same.
+	if (in->ch < 1 || in->ch > 4 || in->w < 1 || in->h < 1 || in->w > IMG_MAX_SIDE ||
+	    in->h > IMG_MAX_SIDE)
+		return err_set("the input is %dx%d with %d channels (1 to %d pixels a side and 1 "
+			       "to 4 channels are possible)",
+			       in->w, in->h, in->ch, IMG_MAX_SIDE);
 	c->max_bytes = geom_bytes(in);
 	c->side_bytes = 0;
 	FREE(c->side);
@@ -114,6 +127,9 @@ int chain_plan(struct chain *c, const struct geom *in)
 		if (s->plan.passthrough)
 			s->plan.out = g;
 		g = s->plan.out;
+		if (g.ch < 1 || g.ch > 4 || g.w < 1 || g.h < 1)
+			return err_set("%s: the output would be %dx%d with %d channels", s->token,
+				       g.w, g.h, g.ch);
 		if (g.w > IMG_MAX_SIDE || g.h > IMG_MAX_SIDE)
 			return err_set("%s: the output would be %dx%d pixels; sides are limited to %d",
 				       s->token, g.w, g.h, IMG_MAX_SIDE);
@@ -128,6 +144,15 @@ int chain_plan(struct chain *c, const struct geom *in)
 		c->side_bytes += s->plan.side_bytes;
 	}
 	c->out = g;
+	// Every image is at most 65535 x 65535 x 4 bytes (16 GiB), so the sum cannot overflow
+	// 64 bits; where size_t is narrower this says so rather than wrapping. The input,
+	// two ping-pong buffers and (for --verify) one for the downloaded image.
+	host = (uint64_t)geom_bytes(in) + 3 * (uint64_t)c->max_bytes;
+	if (host > SIZE_MAX)
+		return err_set("the chain needs %llu bytes of memory, more than this system "
+			       "can address",
+			       (unsigned long long)host);
+	c->host_bytes = geom_bytes(in) + 2 * c->max_bytes;
 	if (c->side_bytes) {
 		c->side = calloc(1, c->side_bytes);
 		if (!c->side)
@@ -342,6 +367,9 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
 			goto fail;
 	}
+	// The blocking download would wait too; clFinish names a failure of the kernels.
+	if (ocl_finish(o) < 0)
+		goto fail;
 	out->data = ocl_host_alloc(o, geom_bytes(&c->out));
 	if (!out->data)
 		goto fail;

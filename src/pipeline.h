@@ -24,25 +24,36 @@ struct chain_stage {
 	void *side;         // plan.side_bytes bytes in chain.side (NULL when none), filled by a run
 };
 
+// The most stages one chain may have: enough for any real use, and a bound on the
+// per-stage work (parsing, kernel launches, --verify downloads) a hostile command line
+// can ask for.
+#define CHAIN_MAX_STAGES 10000
+
 struct chain {
 	int n;
 	struct chain_stage *st;
+	// The area limit for every image in the chain (the input's --max-pixels), set by the
+	// caller between chain_parse and chain_plan; 0 = none. Every stage's output must also
+	// be 1..IMG_MAX_SIDE pixels a side, so a chain that grows the image is refused by
+	// chain_plan, before anything is allocated.
 	struct geom in, out; // set by chain_plan
 	size_t max_bytes;    // the largest image anywhere in the chain, set by chain_plan
+	size_t host_bytes;   // host memory the CPU path needs: the input and two buffers of
+	                     // max_bytes (--verify one more), set by chain_plan
 	uint64_t max_pixels; // set by the caller after chain_parse: the largest area any stage
 			     // may output (--max-pixels); 0 = no area limit
 	void *side;          // every stage's side output, one after another; owned by the chain
 	size_t side_bytes;   // their total, set by chain_plan
 };
 
-// Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c. -1 with err set naming the bad
-// token; c is then already freed.
+// Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c; at most CHAIN_MAX_STAGES. -1 with
+// err set naming the bad token; c is then already freed.
 int chain_parse(struct chain *c, int n, char *const *tokens);
 
-// Computes every stage's input and output geometry for an input of geometry in, and
-// allocates the side outputs. -1 with err set naming the stage when a stage refuses the
-// input or its output would exceed 65535 pixels a side or c->max_pixels in area (a stage
-// such as rotate can grow the image).
+// Computes every stage's input and output geometry for an input of geometry in, the
+// memory the run needs, and allocates the side outputs. -1 with err set naming the stage
+// when a stage refuses the input or its output would exceed 65535 pixels a side or
+// c->max_pixels in area (a stage such as rotate can grow the image).
 int chain_plan(struct chain *c, const struct geom *in);
 
 void chain_free(struct chain *c);

@@ -10,8 +10,13 @@
 //   imgtool [OPTIONS] info A                    "W H CH FORMAT"
 //   imgtool [OPTIONS] dump A                    pixels as text, one line per row
 //   imgtool [OPTIONS] pngvariant KIND OUT       PNGs climg does not write (see below)
-//   imgtool [OPTIONS] jpegvariant KIND OUT      cmyk, progressive
+//   imgtool [OPTIONS] jpegvariant KIND OUT      cmyk, progressive, baseline, arith, 12bit,
+//                                               scans:N (see below)
 //   imgtool [OPTIONS] bmpvariant KIND OUT       pal8, pal4, pal1, topdown, rgb565, rle8
+//   imgtool [OPTIONS] rawpng KIND OUT           hand-made PNGs: huge-header, bomb,
+//                                               palette-oob (see below)
+//   imgtool measure RESULT CMD [ARG...]         run CMD (signals at their defaults); write
+//                                               "EXIT MAXRSS_KIB MS" to RESULT; exit EXIT
 //
 // OPTIONS: -p MAX_PIXELS, -b MAX_INPUT_BYTES (reader limits; defaults 268435456 and
 // 1 GiB), -q JPEG_QUALITY (90), -l PNG_LEVEL (6), -f FORMAT (output format instead of
@@ -41,6 +46,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include <jpeglib.h>
 
@@ -66,7 +77,8 @@ static int usage(void)
 	        "               make W H CH PATTERN OUT | convert IN OUT | mirror IN OUT |\n"
 	        "               flip IN OUT | cmp A B |\n"
 	        "               maxdiff A B | info A | dump A | pngvariant KIND OUT |\n"
-	        "               jpegvariant KIND OUT | bmpvariant KIND OUT\n");
+	        "               jpegvariant KIND OUT | bmpvariant KIND OUT | rawpng KIND OUT |\n"
+	        "       imgtool measure RESULT CMD [ARG...]\n");
 	return 2;
 }
 
@@ -791,19 +803,80 @@ static int cmd_pngvariant(char **av)
 
 // ---- JPEG variants -------------------------------------------------------------------
 
+// Writes size bytes of mem to path through outfile.
+static int write_bytes(const char *path, const void *mem, size_t size)
+{
+	struct outfile *f = outfile_open(path);
+
+	if (!f || outfile_write(f, mem, size) != 0) {
+		outfile_abort(f);
+		return -1;
+	}
+	return outfile_commit(f);
+}
+
+// A grey progressive script of exactly n scans (64 <= n <= 704) for libjpeg: one scan per
+// coefficient (DC, then AC 1..63), the first coefficients sent with successive
+// approximation (a first scan at Al = a <= 10, then a refinement scans) until the n - 64
+// extra scans are used up, so that every scan is a valid step. scans has room for 704.
+static int scan_script(jpeg_scan_info *scans, int n)
+{
+	int extra = n - 64, a, j, i = 0;
+
+	if (n < 64 || n > 704)
+		return -1;
+	for (int coef = 0; coef < 64; coef++) {
+		a = extra > 10 ? 10 : extra;
+		extra -= a;
+		for (j = a; j >= 0; j--, i++) {
+			scans[i].comps_in_scan = 1;
+			scans[i].component_index[0] = 0;
+			scans[i].Ss = scans[i].Se = coef;
+			scans[i].Ah = j == a ? 0 : j + 1;
+			scans[i].Al = j;
+		}
+	}
+	return i == n ? 0 : -1;
+}
+
+// Variants of a 32x24 "smooth" JPEG (grey, 64x48 or W x H, for scans:N):
+//   cmyk         4 components, Adobe CMYK (climg refuses it)
+//   progressive  libjpeg's simple progression (10 scans)
+//   baseline     sequential, Huffman-coded
+//   arith        the baseline file's coefficients, arithmetic-coded: decodes to the
+//                same pixels
+//   12bit        the baseline file with its frame header claiming 12-bit samples
+//   scans:N[:WxH] a progressive grey file of exactly N scans; up to 704 every scan is a
+//                valid step of the progression, beyond that the last scan is repeated
 static int cmd_jpegvariant(char **av)
 {
 	struct jpeg_compress_struct cinfo;
 	struct jpeg_error_mgr jerr;
-	unsigned char *mem = NULL;
+	jpeg_scan_info scans[704];
+	unsigned char *mem = NULL, *big = NULL;
 	unsigned long size = 0;
-	struct outfile *f;
 	struct img im = {32, 24, 3, NULL};
-	int cmyk = strcmp(av[0], "cmyk") == 0;
-	int y;
+	const char *kind = av[0];
+	int cmyk = strcmp(kind, "cmyk") == 0, arith = strcmp(kind, "arith") == 0;
+	int prog = strcmp(kind, "progressive") == 0, bits12 = strcmp(kind, "12bit") == 0;
+	long long nscans = 0;
+	int y, rc;
 
-	if (!cmyk && strcmp(av[0], "progressive") != 0)
-		return err_set("unknown jpeg variant '%s'", av[0]);
+	if (strncmp(kind, "scans:", 6) == 0) {
+		char num[16];
+		const char *size_at = strchr(kind + 6, ':');
+		size_t len = size_at ? (size_t)(size_at - kind - 6) : strlen(kind + 6);
+		long long w = 64, h = 48;
+
+		snprintf(num, sizeof(num), "%.*s", (int)(len < 15 ? len : 15), kind + 6);
+		if (parse_num(num, 64, 100000, &nscans) ||
+		    (size_at && sscanf(size_at + 1, "%lldx%lld", &w, &h) != 2) || w < 1 || h < 1 ||
+		    w > 65535 || h > 65535)
+			return err_set("jpegvariant scans:N[:WxH] needs 64 <= N <= 100000");
+		im = (struct img){(int)w, (int)h, 1, NULL};
+	} else if (!cmyk && !arith && !prog && !bits12 && strcmp(kind, "baseline") != 0) {
+		return err_set("unknown jpeg variant '%s'", kind);
+	}
 	if (cmyk)
 		im.ch = 4;
 	im.data = malloc(img_bytes(&im));
@@ -818,12 +891,18 @@ static int cmd_jpegvariant(char **av)
 	cinfo.image_width = im.w;
 	cinfo.image_height = im.h;
 	cinfo.input_components = im.ch;
-	cinfo.in_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+	cinfo.in_color_space = cmyk ? JCS_CMYK : im.ch == 1 ? JCS_GRAYSCALE : JCS_RGB;
 	jpeg_set_defaults(&cinfo);
 	jpeg_set_quality(&cinfo, 95, TRUE);
 	cinfo.dct_method = JDCT_ISLOW;
-	if (!cmyk)
+	cinfo.arith_code = arith;
+	if (prog)
 		jpeg_simple_progression(&cinfo);
+	if (nscans) {
+		scan_script(scans, nscans > 704 ? 704 : (int)nscans);
+		cinfo.scan_info = scans;
+		cinfo.num_scans = nscans > 704 ? 704 : (int)nscans;
+	}
 	jpeg_start_compress(&cinfo, TRUE);
 	for (y = 0; y < im.h; y++) {
 		JSAMPROW row = im.data + (size_t)y * im.w * im.ch;
@@ -833,14 +912,202 @@ static int cmd_jpegvariant(char **av)
 	jpeg_finish_compress(&cinfo);
 	jpeg_destroy_compress(&cinfo);
 	free(im.data);
-	f = outfile_open(av[1]);
-	if (!f || outfile_write(f, mem, size) != 0) {
-		outfile_abort(f);
-		free(mem);
-		return -1;
+	if (bits12) {
+		// SOF0 (sequential, 8-bit only) becomes SOF1 (extended) with precision 12.
+		for (unsigned long i = 0; i + 4 < size; i++)
+			if (mem[i] == 0xff && mem[i + 1] == 0xc0) {
+				mem[i + 1] = 0xc1;
+				mem[i + 4] = 12;
+				break;
+			}
 	}
+	if (nscans > 704) {
+		// Repeat the last scan (its SOS marker up to the EOI) until there are N.
+		unsigned long last = 0, seg, total;
+
+		for (unsigned long i = 0; i + 1 < size; i++)
+			if (mem[i] == 0xff && mem[i + 1] == 0xda)
+				last = i;
+		seg = size - 2 - last;
+		total = size + seg * (unsigned long)(nscans - 704);
+		big = malloc(total);
+		if (!big) {
+			free(mem);
+			return err_set("out of memory");
+		}
+		memcpy(big, mem, size - 2);
+		for (long long k = 0; k < nscans - 704; k++)
+			memcpy(big + size - 2 + seg * (unsigned long)k, mem + last, seg);
+		memcpy(big + total - 2, mem + size - 2, 2);
+		rc = write_bytes(av[1], big, total);
+		free(big);
+		free(mem);
+		return rc;
+	}
+	rc = write_bytes(av[1], mem, size);
 	free(mem);
-	return outfile_commit(f);
+	return rc;
+}
+
+// ---- hand-made PNGs -------------------------------------------------------------------
+
+// Appends a chunk (length, type, data, CRC) at p; returns the bytes written.
+static size_t put_chunk(uint8_t *p, const char *type, const uint8_t *data, uint32_t len)
+{
+	uint32_t crc;
+
+	p[0] = (uint8_t)(len >> 24), p[1] = (uint8_t)(len >> 16);
+	p[2] = (uint8_t)(len >> 8), p[3] = (uint8_t)len;
+	memcpy(p + 4, type, 4);
+	if (len)
+		memcpy(p + 8, data, len);
+	crc = (uint32_t)crc32(crc32(0, NULL, 0), p + 4, len + 4);
+	p[8 + len] = (uint8_t)(crc >> 24), p[9 + len] = (uint8_t)(crc >> 16);
+	p[10 + len] = (uint8_t)(crc >> 8), p[11 + len] = (uint8_t)crc;
+	return 12 + len;
+}
+
+static void ihdr(uint8_t d[13], uint32_t w, uint32_t h, int depth, int type)
+{
+	memset(d, 0, 13);
+	d[0] = (uint8_t)(w >> 24), d[1] = (uint8_t)(w >> 16), d[2] = (uint8_t)(w >> 8);
+	d[3] = (uint8_t)w;
+	d[4] = (uint8_t)(h >> 24), d[5] = (uint8_t)(h >> 16), d[6] = (uint8_t)(h >> 8);
+	d[7] = (uint8_t)h;
+	d[8] = (uint8_t)depth;
+	d[9] = (uint8_t)type;
+}
+
+// PNGs libpng would not write:
+//   huge-header  68 bytes claiming 65535x65535 RGBA: signature, IHDR, an IDAT holding an
+//                empty stored deflate block, IEND
+//   bomb         20000x20000 1-bit grey, all zero: about 50 KB that inflate to 50 MB of
+//                rows and decode to 400 MB of pixels
+//   palette-oob  6x1 8-bit palette of 2 entries (red, green) whose pixels use indices
+//                0 1 2 5 255 1
+static int cmd_rawpng(char **av)
+{
+	static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+	const char *kind = av[0];
+	uint8_t hdr[13], *buf = NULL;
+	size_t n = 0, cap;
+	int rc = -1;
+
+	if (strcmp(kind, "huge-header") == 0) {
+		static const uint8_t empty_zlib[11] = {0x78, 0x01, 0x01, 0x00, 0x00, 0xff,
+		                                       0xff, 0x00, 0x00, 0x00, 0x01};
+		buf = malloc(cap = 128);
+		if (!buf)
+			return err_set("out of memory");
+		memcpy(buf, sig, 8);
+		n = 8;
+		ihdr(hdr, 65535, 65535, 8, 6);
+		n += put_chunk(buf + n, "IHDR", hdr, 13);
+		n += put_chunk(buf + n, "IDAT", empty_zlib, sizeof(empty_zlib));
+		n += put_chunk(buf + n, "IEND", NULL, 0);
+	} else if (strcmp(kind, "bomb") == 0 || strcmp(kind, "palette-oob") == 0) {
+		int bomb = kind[0] == 'b';
+		uint32_t w = bomb ? 20000 : 6, h = bomb ? 20000 : 1;
+		size_t row = bomb ? 1 + (w + 7) / 8 : 1 + w;
+		static const uint8_t oob[7] = {0, 0, 1, 2, 5, 255, 1};
+		static const uint8_t plte[6] = {255, 0, 0, 0, 255, 0};
+		z_stream z;
+		uint8_t *zeros = calloc(1, row);
+
+		cap = bomb ? (size_t)1 << 20 : 1024;
+		buf = malloc(cap);
+		memset(&z, 0, sizeof(z));
+		if (!zeros || !buf || deflateInit(&z, 9) != Z_OK) {
+			free(zeros);
+			free(buf);
+			return err_set("out of memory");
+		}
+		memcpy(buf, sig, 8);
+		n = 8;
+		ihdr(hdr, w, h, bomb ? 1 : 8, bomb ? 0 : 3);
+		n += put_chunk(buf + n, "IHDR", hdr, 13);
+		if (!bomb)
+			n += put_chunk(buf + n, "PLTE", plte, sizeof(plte));
+		// The IDAT data goes 12 bytes on (room for length and type), sized afterwards.
+		z.next_out = buf + n + 8;
+		z.avail_out = (uInt)(cap - n - 8 - 12 - 12);
+		for (uint32_t y = 0; y < h; y++) {
+			z.next_in = bomb ? zeros : (uint8_t *)oob;
+			z.avail_in = (uInt)row;
+			if (deflate(&z, y + 1 == h ? Z_FINISH : Z_NO_FLUSH) == Z_STREAM_ERROR)
+				break;
+		}
+		rc = z.avail_in == 0 && z.avail_out > 0 ? 0 : -1;
+		{
+			uint32_t len = (uint32_t)z.total_out;
+			uint8_t *d = malloc(len);
+
+			if (d && rc == 0) {
+				memcpy(d, buf + n + 8, len);
+				n += put_chunk(buf + n, "IDAT", d, len);
+				n += put_chunk(buf + n, "IEND", NULL, 0);
+			} else {
+				rc = -1;
+			}
+			free(d);
+		}
+		deflateEnd(&z);
+		free(zeros);
+		if (rc != 0) {
+			free(buf);
+			return err_set("rawpng: cannot compress");
+		}
+	} else {
+		return err_set("unknown rawpng kind '%s'", kind);
+	}
+	rc = write_bytes(av[1], buf, n);
+	free(buf);
+	return rc;
+}
+
+// ---- measure: exit status, peak memory and time of a command ---------------------------
+
+// Runs argv[1..] and writes "EXIT MAXRSS_KIB MS" to argv[0]; EXIT is 128 + the signal for
+// a command killed by one, and is measure's own exit status too. The command's own output
+// passes through. SIGINT, SIGQUIT, SIGHUP and SIGTERM are reset to their defaults for it:
+// a shell running tests in the background (JOBS=2) or under nohup has them ignored, and a
+// test of the cleanup on a signal needs the command to see them as a terminal would.
+static int cmd_measure(int argc, char **argv, int *status_out)
+{
+	struct timespec t0, t1;
+	struct rusage ru;
+	int status, code;
+	pid_t pid;
+	FILE *f;
+
+	if (argc < 2)
+		return err_set("measure: needs RESULT and a command");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pid = fork();
+	if (pid < 0)
+		return err_set("measure: cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		static const int sigs[] = {SIGINT, SIGQUIT, SIGHUP, SIGTERM};
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	// The only child: RUSAGE_CHILDREN's peak is its peak.
+	if (waitpid(pid, &status, 0) < 0 || getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return err_set("measure: wait: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	f = fopen(argv[0], "w");
+	if (!f)
+		return err_set("measure: %s: %s", argv[0], strerror(errno));
+	fprintf(f, "%d %ld %lld\n", code, ru.ru_maxrss,
+	        (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	if (fclose(f) != 0)
+		return err_set("measure: %s: cannot write", argv[0]);
+	*status_out = code;
+	return 0;
 }
 
 // ---- BMP variants (stb_image_write only writes 24- and 32-bit) --------------------------
@@ -958,7 +1225,7 @@ int main(int argc, char **argv)
 	} cmds[] = {
 	    {"make", 5},       {"convert", 2},     {"mirror", 2},     {"flip", 2},
 	    {"cmp", 2},        {"maxdiff", 2},     {"info", 1},       {"dump", 1},
-	    {"pngvariant", 2}, {"jpegvariant", 2}, {"bmpvariant", 2},
+	    {"pngvariant", 2}, {"jpegvariant", 2}, {"bmpvariant", 2}, {"rawpng", 2},
 	};
 	const char *cmd;
 	long long v;
@@ -1004,6 +1271,13 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage();
+	if (strcmp(argv[i], "measure") == 0) {
+		int code = 0;
+
+		if (cmd_measure(argc - i - 1, argv + i + 1, &code) != 0)
+			return fail(err_msg());
+		return code;
+	}
 	cmd = argv[i++];
 	for (k = 0; k < (int)(sizeof(cmds) / sizeof(cmds[0])); k++)
 		if (strcmp(cmd, cmds[k].name) == 0)
@@ -1029,6 +1303,8 @@ int main(int argc, char **argv)
 		rc = cmd_pngvariant(argv + i);
 	else if (strcmp(cmd, "jpegvariant") == 0)
 		rc = cmd_jpegvariant(argv + i);
+	else if (strcmp(cmd, "rawpng") == 0)
+		rc = cmd_rawpng(argv + i);
 	else
 		rc = cmd_bmpvariant(argv + i);
 

@@ -3,9 +3,12 @@
 # The whole test suite: the C unit tests, then every tests/t-*.sh file. The last line reads
 # "N passed, N failed"; the exit status is 0 only when nothing failed.
 # Arguments (e.g. `sh tests/run.sh tests/t-cli.sh`) run only those files after the unit tests.
+# JOBS=N runs up to N test files at once (default 1).
 cd "$(dirname "$0")/.." || exit 1
-CLIMG=$PWD/climg
-IMGTOOL=$PWD/tests/imgtool
+# The binaries under test; `make check-asan` points these at its sanitized build.
+CLIMG=$(realpath "${CLIMG:-climg}")
+IMGTOOL=$(realpath "${IMGTOOL:-tests/imgtool}")
+UNIT=${UNIT:-tests/unit}
 T=$(mktemp -d "${TMPDIR:-/tmp}/climg-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 # The program binary cache of the whole suite lives in $T, never in the user's ~/.cache.
@@ -14,7 +17,7 @@ export CLIMG IMGTOOL T CLIMG_CACHE_DIR
 . tests/lib.sh
 
 # C unit tests print one "PASS name" or "FAIL name: why" line per check.
-tests/unit >"$T/unit.out" 2>&1
+"$UNIT" >"$T/unit.out" 2>&1
 rc=$?
 n=$(grep -c '^PASS ' "$T/unit.out")
 pass=$((pass + n))
@@ -26,10 +29,46 @@ if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/unit.out"; then
 fi
 
 [ $# -gt 0 ] || set -- tests/t-*.sh
-for t in "$@"; do
-	echo "== $t"
-	. "./$t"
-done
+if [ "${JOBS:-1}" -le 1 ]; then
+	for t in "$@"; do
+		echo "== $t"
+		. "./$t"
+	done
+else
+	# JOBS=N (make check-asan sets 2): up to N files at once, each in a subshell with its
+	# own scratch directory; their output is shown in order and their counts added.
+	i=0
+	running=""
+	for t in "$@"; do
+		i=$((i + 1))
+		mkdir -p "$T/job$i"
+		(
+			T=$T/job$i
+			pass=0
+			fail=0
+			echo "== $t"
+			. "./$t"
+			echo "$pass $fail" >"$T/counts"
+		) >"$T/job$i.log" 2>&1 &
+		running="$running $!"
+		while [ "$(for p in $running; do kill -0 "$p" 2>/dev/null && echo x; done | wc -l)" -ge "$JOBS" ]; do
+			sleep 0.2
+		done
+	done
+	wait
+	j=0
+	while [ "$j" -lt "$i" ]; do
+		j=$((j + 1))
+		cat "$T/job$j.log"
+		if [ -f "$T/job$j/counts" ]; then
+			read -r p f <"$T/job$j/counts"
+			pass=$((pass + p))
+			fail=$((fail + f))
+		else
+			bad "test file $j did not finish"
+		fi
+	done
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -5,7 +5,7 @@
 # Runs on whatever device climg picks, like t-opencl.sh; skipped with no OpenCL device when
 # CLIMG_TEST_NO_OPENCL=1.
 
-BENCH=$PWD/tools/bench
+BENCH=$(realpath "${BENCH:-tools/bench}") # make check-asan: its sanitized build
 if ! "$CLIMG" --list-devices | grep -q '^0: '; then
 	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
 		echo "skipping benchmark tests: no device and CLIMG_TEST_NO_OPENCL=1"

@@ -11,7 +11,7 @@ rm -rf "$cd_d"
 mkdir -p "$cd_d"
 
 # ---- C checks --------------------------------------------------------------------------
-tests/codec "$cd_d" >"$cd_d/codec.out" 2>&1
+"${CODEC:-tests/codec}" "$cd_d" >"$cd_d/codec.out" 2>&1
 cd_rc=$?
 pass=$((pass + $(grep -c '^PASS ' "$cd_d/codec.out")))
 grep '^FAIL ' "$cd_d/codec.out" | sed 's/^FAIL /FAIL: codec: /'

@@ -1217,6 +1217,99 @@ static void test_histogram_plot(void)
 	free(pc.data);
 }
 
+// A stage that doubles both sides, standing in for one that grows the image (a rotation
+// by any angle onto an expanded canvas): the chain's limits must hold for its output.
+static int grow_parse(void *params, int argc, char **argv)
+{
+	(void)params;
+	(void)argv;
+	return argc ? err_set("grow: takes no arguments") : 0;
+}
+
+static int grow_plan(const void *params, const struct geom *in, struct stage_plan *plan)
+{
+	(void)params;
+	plan->out = (struct geom){ in->w * 2, in->h * 2, in->ch };
+	return 0;
+}
+
+static void grow_run_cpu(const void *params, const struct img *in, struct img *out)
+{
+	(void)params, (void)in, (void)out; // planned, never run
+}
+
+static const struct stage_ops stage_grow = {
+	.name = "grow", .usage = "grow", .summary = "doubles the sides (unit test only)",
+	.params_size = 1, .parse = grow_parse, .plan = grow_plan, .run_cpu = grow_run_cpu,
+};
+
+// A chain of n grow stages (built by hand: grow is not in the registry).
+static void grow_chain(struct chain *c, struct chain_stage *st, int n, uint64_t max_pixels)
+{
+	memset(c, 0, sizeof *c);
+	memset(st, 0, (size_t)n * sizeof *st);
+	for (int i = 0; i < n; i++)
+		st[i] = (struct chain_stage){ .ops = &stage_grow, .token = "grow" };
+	c->n = n;
+	c->st = st;
+	c->max_pixels = max_pixels;
+}
+
+static void test_limits(void)
+{
+	struct chain c;
+	struct chain_stage st[16];
+	struct geom g = { 100, 50, 3 };
+
+	// 100x50 -> 200x100 -> 400x200 -> ... -> 102400x51200 after 10 doublings
+	grow_chain(&c, st, 9, 0);
+	CHECK("growth to 51200x25600 is within the side limit", chain_plan(&c, &g) == 0);
+	CHECK("growth: max bytes is the last image", c.max_bytes == (size_t)51200 * 25600 * 3);
+	CHECK("growth: host bytes planned", c.host_bytes == (size_t)100 * 50 * 3 + 2 * c.max_bytes);
+	grow_chain(&c, st, 10, 0);
+	CHECK("growth past 65535 a side is refused", chain_plan(&c, &g) < 0);
+	CHECK("growth message names stage and limit",
+	      !strcmp(err_msg(), "grow: the output would be 102400x51200 pixels; sides are limited to 65535"));
+	// 100x50 = 5000 pixels; after 2 doublings 400x200 = 80000
+	grow_chain(&c, st, 2, 80000);
+	CHECK("growth to exactly --max-pixels passes", chain_plan(&c, &g) == 0);
+	grow_chain(&c, st, 2, 79999);
+	CHECK("growth one pixel past --max-pixels is refused", chain_plan(&c, &g) < 0);
+	CHECK("--max-pixels message", !strcmp(err_msg(), "grow: the output would be 400x200 = 80000 pixels, more than --max-pixels 79999"));
+	grow_chain(&c, st, 1, 0);
+	CHECK("an empty input is refused by the plan", chain_plan(&c, &(struct geom){ 0, 5, 3 }) < 0);
+	CHECK("5 channels are refused by the plan", chain_plan(&c, &(struct geom){ 5, 5, 5 }) < 0);
+
+	// the number of stages
+	static char *many[CHAIN_MAX_STAGES + 1];
+	for (int i = 0; i <= CHAIN_MAX_STAGES; i++)
+		many[i] = "transpose";
+	CHECK("10000 stages parse", chain_parse(&c, CHAIN_MAX_STAGES, many) == 0);
+	chain_free(&c);
+	CHECK("10001 stages are refused", chain_parse(&c, CHAIN_MAX_STAGES + 1, many) < 0);
+	CHECK("stage count message", !strcmp(err_msg(), "too many stages (10001; at most 10000)"));
+	// a run of ':' makes as many (empty) arguments: found by the chain fuzzer
+	CHECK("a token of many colons is refused cleanly", parse_one("rotate::::::::::::::::::::::::") < 0);
+}
+
+static void test_messages(void)
+{
+	char big[5000];
+	err_set("a\nb\tc\rd\033[31me\x7f");
+	CHECK("control characters are escaped", !strcmp(err_msg(), "a\\nb\\tc\\rd\\x1b[31me\\x7f"));
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	big[0] = 'A';
+	err_set("%s: cannot open: the reason", big);
+	CHECK("a long message is at most 1023 bytes", strlen(err_msg()) <= 1023);
+	CHECK("a long message keeps its start", err_msg()[0] == 'A');
+	CHECK("a long message keeps its end", strstr(err_msg(), "...") &&
+	      !strcmp(err_msg() + strlen(err_msg()) - 25, ": cannot open: the reason"));
+	err_set("x\n");
+	err_prefix("p\nq");
+	CHECK("a prefix is escaped too", !strcmp(err_msg(), "p\\nq: x\\n"));
+}
+
 int main(void)
 {
 	test_parse_numbers();
@@ -1240,5 +1333,7 @@ int main(void)
 	test_convolve_values();
 	test_convolve_errors();
 	test_convolve_ints();
+	test_limits();
+	test_messages();
 	return failures ? 1 : 0;
 }

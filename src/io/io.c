@@ -17,13 +17,21 @@
 // First buffer size for inputs of unknown size (pipes, character devices).
 #define READ_CHUNK ((size_t)1 << 16)
 
+// Bytes enough to recognise every input format (and the plain PNM types we name).
+#define SNIFF_BYTES 8
+
+static enum img_format sniff(const uint8_t *p, size_t n);
+
 // Reads all of fd into *out / *len, refusing more than max bytes. size_hint is the
 // file's size when known (0 otherwise), so a regular file needs a single allocation.
+// Reading stops early when the first SNIFF_BYTES are no image format climg reads: the
+// caller then reports the format, and /dev/zero or a stream of text costs one read.
 static int read_all(const char *name, int fd, size_t size_hint, uint64_t max, uint8_t **out,
                     size_t *len)
 {
 	uint8_t *buf = NULL;
 	size_t cap = 0, used = 0;
+	int sniffed = 0;
 	// One more byte than the limit may be read, to tell "exactly max" from "larger".
 	uint64_t cap_max = max < SIZE_MAX - 1 ? max + 1 : SIZE_MAX - 1;
 
@@ -66,6 +74,11 @@ static int read_all(const char *name, int fd, size_t size_hint, uint64_t max, ui
 		if (n == 0)
 			break;
 		used += (size_t)n;
+		if (!sniffed && used >= SNIFF_BYTES) {
+			sniffed = 1;
+			if (sniff(buf, used) == FMT_NONE)
+				break;
+		}
 	}
 	if (used > max) {
 		err_set("%s: input is larger than --max-input-bytes (%llu)", name,
@@ -160,48 +173,80 @@ static enum img_format sniff(const uint8_t *p, size_t n)
 	return FMT_NONE;
 }
 
-struct img_reader *img_reader_open(const char *path, const struct io_limits *lim)
+// Recognises the format of r->data and parses the header (the format's open function).
+static int reader_parse(struct img_reader *r)
 {
-	struct img_reader *r = NULL;
-	int rc;
-
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		err_set("%s: out of memory", path);
-		goto fail;
-	}
-	r->lim = *lim;
-	r->name = strdup(strcmp(path, "-") == 0 ? "stdin" : path);
-	if (!r->name) {
-		err_set("%s: out of memory", path);
-		goto fail;
-	}
-	if (read_input(r, path) != 0)
-		goto fail;
-	if (r->size == 0) {
-		err_set("%s: the input is empty", r->name);
-		goto fail;
-	}
+	if (r->size == 0)
+		return err_set("%s: the input is empty", r->name);
 	r->fmt = sniff(r->data, r->size);
 	switch (r->fmt) {
-	case FMT_PNG: rc = io_png_open(r); break;
-	case FMT_JPEG: rc = io_jpeg_open(r); break;
-	case FMT_BMP: rc = io_bmp_open(r); break;
+	case FMT_PNG: return io_png_open(r);
+	case FMT_JPEG: return io_jpeg_open(r);
+	case FMT_BMP: return io_bmp_open(r);
 	case FMT_PGM:
-	case FMT_PPM: rc = io_pnm_open(r); break;
-	default:
-		// Plain (ASCII) PNM and PAM start like binary PNM: say what they are.
-		if (r->size >= 3 && r->data[0] == 'P' && strchr("12347", r->data[1]) &&
-		    r->data[1] != 0 && strchr(" \t\r\n", r->data[2]) && r->data[2] != 0)
-			err_set("%s: PNM type P%c is not supported (only binary PGM P5 and PPM P6)",
-			        r->name, r->data[1]);
-		else
-			err_set("%s: unrecognised image format (not PNG, JPEG, BMP, PGM or PPM)",
-			        r->name);
-		rc = -1;
-		break;
+	case FMT_PPM: return io_pnm_open(r);
+	default: break;
 	}
-	if (rc != 0)
+	// Plain (ASCII) PNM and PAM start like binary PNM: say what they are.
+	if (r->size >= 3 && r->data[0] == 'P' && r->data[1] != 0 && strchr("12347", r->data[1]) &&
+	    r->data[2] != 0 && strchr(" \t\r\n", r->data[2]))
+		return err_set("%s: PNM type P%c is not supported (only binary PGM P5 and PPM P6)",
+		               r->name, r->data[1]);
+	return err_set("%s: unrecognised image format (not PNG, JPEG, BMP, PGM or PPM)", r->name);
+}
+
+// A reader named name, with no data yet. NULL with err set.
+static struct img_reader *reader_new(const char *name, const struct io_limits *lim)
+{
+	struct img_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		err_set("%s: out of memory", name);
+		return NULL;
+	}
+	r->lim = *lim;
+	r->name = strdup(name);
+	if (!r->name) {
+		err_set("%s: out of memory", name);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct img_reader *img_reader_open(const char *path, const struct io_limits *lim)
+{
+	struct img_reader *r = reader_new(strcmp(path, "-") == 0 ? "stdin" : path, lim);
+
+	if (!r)
+		return NULL;
+	if (read_input(r, path) != 0 || reader_parse(r) != 0) {
+		img_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct img_reader *img_reader_open_mem(const char *name, const uint8_t *data, size_t size,
+                                       const struct io_limits *lim)
+{
+	struct img_reader *r = reader_new(name, lim);
+
+	if (!r)
+		return NULL;
+	if ((uint64_t)size > lim->max_input_bytes) {
+		err_set("%s: input is larger than --max-input-bytes (%llu)", name,
+		        (unsigned long long)lim->max_input_bytes);
+		goto fail;
+	}
+	r->data = malloc(size ? size : 1);
+	if (!r->data) {
+		err_set("%s: out of memory", name);
+		goto fail;
+	}
+	memcpy(r->data, data, size);
+	r->size = size;
+	if (reader_parse(r) != 0)
 		goto fail;
 	return r;
 fail:

@@ -11,9 +11,6 @@
 
 enum img_format { FMT_NONE = 0, FMT_PNG, FMT_JPEG, FMT_BMP, FMT_TGA, FMT_PGM, FMT_PPM };
 
-// The largest image side accepted on input, in pixels.
-#define IMG_MAX_SIDE 65535
-
 struct io_limits {
 	uint64_t max_pixels;      // w * h above this is refused before decoding
 	uint64_t max_input_bytes; // input files (and stdin) larger than this are refused
@@ -29,6 +26,11 @@ struct img_reader;
 // "in.png: unrecognised image format (not PNG, JPEG, BMP, PGM or PPM)".
 struct img_reader *img_reader_open(const char *path, const struct io_limits *lim);
 
+// The same for an input already in memory (copied; name is used in messages). Fuzzing
+// and tests use it.
+struct img_reader *img_reader_open_mem(const char *name, const uint8_t *data, size_t size,
+                                       const struct io_limits *lim);
+
 // The image's geometry as it will be decoded (channel count after palette expansion).
 struct geom img_reader_geom(const struct img_reader *r);
 
@@ -37,7 +39,8 @@ enum img_format img_reader_format(const struct img_reader *r);
 
 // Decodes the pixels into dst, which holds geom_bytes(img_reader_geom(r)) bytes. Once
 // only: it frees the input bytes and the decoder whether it succeeds or not. A truncated
-// JPEG decodes (the rest is grey) with one warn().
+// or corrupt file is an error (never an image with holes); bytes after the end of the
+// image (PNG's IEND, JPEG's EOI, the BMP or PNM pixel data) are ignored.
 int img_reader_decode(struct img_reader *r, uint8_t *dst);
 
 // NULL-safe.

@@ -1,51 +1,97 @@
 // SPDX-License-Identifier: MIT
 // JPEG through libjpeg(-turbo), from and to memory. Decoding gives grey (1 channel) or
 // RGB (3) with the accurate integer IDCT (JDCT_ISLOW), so every machine decodes the same
-// bytes; CMYK/YCCK is refused. Encoding uses JDCT_ISLOW, standard Huffman tables
-// (optimize_coding off) and libjpeg's default 4:2:0 chroma subsampling, in strips on
+// bytes; Huffman and arithmetic coding, sequential and progressive, are read; CMYK/YCCK
+// and precisions other than 8 bits are refused. Encoding uses JDCT_ISLOW, standard Huffman
+// tables (optimize_coding off) and libjpeg's default 4:2:0 chroma subsampling, in strips on
 // several threads (see "writing"); an alpha channel is dropped (img_format_check()
-// reports that so the caller can warn). libjpeg's warnings are not printed, except that
-// a truncated input is reported once through warn().
+// reports that so the caller can warn).
+//
+// Damaged files are refused rather than decoded with grey holes: libjpeg's warnings that
+// mean lost image data (truncated or corrupt entropy data, a bad progression, the file
+// ending inside a progressive image) end decoding at once with an error. A sequential
+// file whose image data is complete but whose end-of-image marker is missing decodes, and
+// so do the harmless warnings (extra bytes before a marker, unknown JFIF versions). Bytes
+// after the end-of-image marker are never read.
 #include <setjmp.h>
 #include <stdio.h> // jpeglib.h needs FILE and size_t first
 #include <stdlib.h>
 #include <string.h>
 
-#include <jerror.h>
+// jpeglib.h first: it includes jconfig.h, whose *_ARITH_CODING_SUPPORTED jerror.h reads.
 #include <jpeglib.h>
+// clang-format off
+#include <jerror.h>
+// clang-format on
 
 #include "../err.h"
 #include "../par.h"
 #include "codec.h"
 
-// A progressive JPEG can hold any number of scans, each one a pass over the whole
-// coefficient buffer; a hostile file can make that take hours. Real files use about 10.
-#define JPEG_MAX_SCANS 1000
+// A progressive JPEG can hold any number of scans, each one a pass over a whole component's
+// coefficients; a hostile file can make that take minutes. Encoders write about 10 (libjpeg's
+// simple progression: 10 for colour, 6 for grey); 100 leaves a wide margin and bounds the
+// work at about ten normal decodes of the same image. tests/t-hostile.sh tests 100 and 101.
+#define JPEG_MAX_SCANS 100
 
-// Error manager: error_exit longjmps back; warnings are counted, not printed.
+// Error manager: error_exit longjmps back; warnings that mean lost data do too (see the
+// top of the file), the others are counted, not printed.
 struct jpeg_err {
 	struct jpeg_error_mgr mgr;
 	jmp_buf jmp;
 	char text[JMSG_LENGTH_MAX];
-	int truncated; // libjpeg hit the end of the data and inserted an EOI
 };
 
 static void on_error_exit(j_common_ptr cinfo)
 {
 	struct jpeg_err *e = (struct jpeg_err *)cinfo->err;
 
-	e->mgr.format_message(cinfo, e->text);
+	if (e->mgr.msg_code == JERR_BAD_PRECISION)
+		snprintf(e->text, sizeof(e->text), "%d-bit samples are not supported (only 8-bit)",
+		         e->mgr.msg_parm.i[0]);
+	else
+		e->mgr.format_message(cinfo, e->text);
 	longjmp(e->jmp, 1);
+}
+
+// Whether warning code means image data was lost. The end of the file is harmless only in
+// a sequential decompressor (a missing end-of-image marker after complete image data;
+// missing data there is reported as JWRN_HIT_MARKER when the decoder needs it).
+static int data_lost(j_common_ptr cinfo, int code)
+{
+	switch (code) {
+	case JWRN_HIT_MARKER:
+	case JWRN_HUFF_BAD_CODE:
+#if JPEG_LIB_VERSION >= 70 || defined(C_ARITH_CODING_SUPPORTED) || defined(D_ARITH_CODING_SUPPORTED)
+	case JWRN_ARITH_BAD_CODE:
+#endif
+	case JWRN_MUST_RESYNC:
+	case JWRN_BOGUS_PROGRESSION:
+	case JWRN_NOT_SEQUENTIAL: return 1;
+	case JWRN_JPEG_EOF:
+		return cinfo->is_decompressor &&
+		       ((struct jpeg_decompress_struct *)cinfo)->progressive_mode;
+	default: return 0;
+	}
 }
 
 static void on_emit_message(j_common_ptr cinfo, int level)
 {
 	struct jpeg_err *e = (struct jpeg_err *)cinfo->err;
 
-	if (level < 0) {
-		e->mgr.num_warnings++;
-		if (e->mgr.msg_code == JWRN_JPEG_EOF)
-			e->truncated = 1;
+	if (level >= 0)
+		return;
+	e->mgr.num_warnings++;
+	if (data_lost(cinfo, e->mgr.msg_code)) {
+		if (e->mgr.msg_code == JWRN_JPEG_EOF || e->mgr.msg_code == JWRN_HIT_MARKER)
+			snprintf(e->text, sizeof(e->text),
+			         "the file is truncated or its image data is corrupt (%s)",
+			         e->mgr.msg_code == JWRN_JPEG_EOF
+			             ? "it ends inside the image"
+			             : "premature end of data segment");
+		else
+			e->mgr.format_message(cinfo, e->text);
+		longjmp(e->jmp, 1);
 	}
 }
 
@@ -114,8 +160,6 @@ static int jpeg_decode(struct img_reader *r, uint8_t *dst)
 		jpeg_read_scanlines(&s->cinfo, &row, 1);
 	}
 	jpeg_finish_decompress(&s->cinfo);
-	if (s->err.truncated)
-		warn("%s: jpeg: the file is truncated; the rest of the image is grey", r->name);
 	return 0;
 }
 

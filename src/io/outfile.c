@@ -208,6 +208,7 @@ const char *outfile_name(const struct outfile *f)
 struct outfile *outfile_open(const char *path)
 {
 	struct outfile *f = NULL;
+	sigset_t block, saved_mask;
 	struct stat st;
 	mode_t mode;
 
@@ -279,15 +280,23 @@ struct outfile *outfile_open(const char *path)
 	f->tmp = tmp_template(f->target, path);
 	if (!f->tmp)
 		goto fail;
+	// A signal between creating the file and registering it would leave the file
+	// behind: the cleanup signals wait until the handler knows the path.
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&block, cleanup_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &saved_mask);
 	f->fd = mkstemp(f->tmp);
 	if (f->fd < 0) {
 		err_set("%s: cannot create temporary file: %s", path, strerror(errno));
 		free(f->tmp);
 		f->tmp = NULL; // nothing to unlink
+		sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 		goto fail;
 	}
 	f->owns_fd = 1;
 	f->slot = tmp_register(f->tmp, path);
+	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 	if (f->slot < 0)
 		goto fail;
 	if (fchmod(f->fd, mode) != 0) {
