@@ -189,6 +189,10 @@ clean:
 	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
+# Keep intermediate objects (the fuzz replay objects come through a pattern chain): make would
+# delete them after `make test`, printing an rm line after the suite's closing summary.
+.SECONDARY:
+
 .PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
 	FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
