@@ -22,8 +22,10 @@ comma     := ,
 
 # B is the object directory and OUT the prefix of the binaries: `make check-asan` builds the
 # same sources into build-asan/ (binaries build-asan/climg, build-asan/tests/...).
-B         ?= build
-OUT       ?=
+# Only a command-line value counts: an environment variable called B or OUT (common names)
+# must not move the build.
+B         := $(if $(filter command line,$(origin B)),$(B),build)
+OUT       := $(if $(filter command line,$(origin OUT)),$(OUT),)
 
 SRC       := $(wildcard src/*.c src/io/*.c src/stages/*.c)
 KERNELS   := $(sort $(wildcard kernels/*.cl))
