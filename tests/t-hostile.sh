@@ -520,12 +520,17 @@ h_named_error() {
 mkdir -p "$h_d/no-icd"
 h_fallback "no ICD at all" OCL_ICD_VENDORS="$h_d/no-icd"
 h_named_error "no ICD at all" "no OpenCL device found" OCL_ICD_VENDORS="$h_d/no-icd"
-if "$CLIMG" --list-devices | grep -q 'Portable Computing Language'; then
-	# PoCL with POCL_DEVICES empty is a platform with zero devices.
+h_pocl_icd=$(grep -l pocl /etc/OpenCL/vendors/*.icd 2>/dev/null | head -n 1)
+if [ -n "$h_pocl_icd" ] && "$CLIMG" --list-devices | grep -q 'Portable Computing Language'; then
+	# PoCL with POCL_DEVICES empty is a platform with zero devices; only PoCL's ICD is
+	# listed, so that another driver (a GPU) does not supply a device.
+	mkdir -p "$h_d/pocl-only"
+	cp "$h_pocl_icd" "$h_d/pocl-only/"
+	h_zero="OCL_ICD_VENDORS=$h_d/pocl-only"
 	check "POCL_DEVICES= gives a platform with zero devices" \
-		sh -c 'POCL_DEVICES= "$1" --list-devices | grep -q "^no OpenCL devices$"' sh "$CLIMG"
-	h_fallback "a platform with zero devices" POCL_DEVICES=
-	h_named_error "a platform with zero devices" "no OpenCL device found" POCL_DEVICES=
+		sh -c 'env "$2" POCL_DEVICES= "$1" --list-devices | grep -q "^no OpenCL devices$"' sh "$CLIMG" "$h_zero"
+	h_fallback "a platform with zero devices" "$h_zero" POCL_DEVICES=
+	h_named_error "a platform with zero devices" "no OpenCL device found" "$h_zero" POCL_DEVICES=
 fi
 # A GPU on platform 1 behind PoCL on platform 0 (tests/fakeicd.c: a fake driver whose GPU
 # answers every query and then cannot create a context). The ICD loader reads its
