@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Launching the tiled index-remap kernels of kernels/remap.clh, shared by transpose and
-// rotate (90 and 270).
+// The index remaps shared by transpose and rotate (right angles): the CPU walk, and the
+// launch of the tiled kernels of kernels/remap.clh.
 #ifndef CLIMG_REMAP_H
 #define CLIMG_REMAP_H
 
 #include "stage.h"
+
+// Which remap; the mappings are specified in src/stages/transpose.c and src/stages/rotate.c.
+enum remap_mode { REMAP_TRANSPOSE, REMAP_90, REMAP_180, REMAP_270 };
+
+// The CPU remap of in into out (out already sized: H x W, or W x H for REMAP_180), on every
+// core in bands of 32 output rows, each walked in 32x32 blocks so the reads stay in cache.
+void remap_run_cpu(const struct img *in, struct img *out, enum remap_mode mode);
 
 // Runs kernel `name` of `program` (W x H input -> H x W output): name_cN, the word-wide
 // kernel, when the input sides are multiples of 4, else the byte-wise `name`.

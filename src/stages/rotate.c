@@ -70,7 +70,6 @@
 
 #include "../err.h"
 #include "../ocl.h"
-#include "../par.h"
 #include "../parse.h"
 #include "remap.h"
 #include "stage.h"
@@ -333,44 +332,13 @@ static struct rotate_map map_of(const struct rotate_params *p, int ch)
 
 // ---- the right-angle remaps -------------------------------------------------------------------
 
-// One task of the right-angle remap: output rows [32 task, 32 task + 32), walked in 32x32
-// blocks so that the input reads stay in cache. Tasks are independent (par_run).
-struct remap_job {
-	const struct rotate_params *p;
-	const struct img *in, *out;
-};
-
-static void rotate_remap_rows(void *ctx, int task, int worker)
-{
-	const struct remap_job *j = ctx;
-	int W = j->in->w, H = j->in->h, ch = j->in->ch, q = j->p->quarters;
-	int y0 = task * 32, y1 = y0 + 32 < j->out->h ? y0 + 32 : j->out->h;
-	(void)worker;
-	for (int x0 = 0; x0 < j->out->w; x0 += 32) {
-		int x1 = x0 + 32 < j->out->w ? x0 + 32 : j->out->w;
-		for (int y = y0; y < y1; y++) {
-			uint8_t *d = j->out->data + ((size_t)y * j->out->w + x0) * ch;
-			for (int x = x0; x < x1; x++, d += ch) {
-				int sx, sy;
-				switch (q) {
-				case 1: sx = y, sy = H - 1 - x; break;
-				case 2: sx = W - 1 - x, sy = H - 1 - y; break;
-				default: sx = W - 1 - y, sy = x; break;
-				}
-				const uint8_t *src = j->in->data + ((size_t)sy * W + sx) * ch;
-				for (int c = 0; c < ch; c++)
-					d[c] = src[c];
-			}
-		}
-	}
-}
-
 static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
 {
-	struct remap_job j = { params, in, out };
-	if (!out)
-		return;
-	par_run(par_threads(), (out->h + 31) / 32, rotate_remap_rows, &j);
+	// quarters 0 is a passthrough (out is NULL): its entry is never used
+	static const enum remap_mode mode[] = { REMAP_90, REMAP_90, REMAP_180, REMAP_270 };
+	const struct rotate_params *p = params;
+	if (out)
+		remap_run_cpu(in, out, mode[p->quarters]);
 }
 
 static int rotate_run_cl(const void *params, const struct stage_cl *c)
