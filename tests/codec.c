@@ -19,17 +19,7 @@
 #include "../src/io/io.h"
 #include "../src/io/pngfilter.h"
 
-static int failures;
-
-#define CHECK(name, cond)                                                                          \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			printf("PASS %s\n", name);                                                 \
-		} else {                                                                           \
-			printf("FAIL %s: %s (line %d)\n", name, #cond, __LINE__);                  \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "check.h"
 
 static uint32_t rng_state = 12345;
 

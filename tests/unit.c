@@ -15,17 +15,7 @@
 #include "../src/stages/histogram.h"
 #include "../src/stages/rotate.h"
 
-static int failures;
-
-#define CHECK(name, cond)                                                               \
-	do {                                                                            \
-		if (cond) {                                                             \
-			printf("PASS %s\n", name);                                       \
-		} else {                                                                \
-			printf("FAIL %s: %s (line %d)\n", name, #cond, __LINE__);        \
-			failures++;                                                     \
-		}                                                                       \
-	} while (0)
+#include "check.h"
 
 static void test_parse_numbers(void)
 {
