@@ -12,62 +12,38 @@
 // a device buffer, whose base is aligned for any vector type; the last n % 16 bytes are
 // read one at a time. Byte i belongs to channel i % ch.
 //
-// Counting goes to `copies` (a power of two, 1 << log_copies) sub-histograms per work-group
-// in __local memory, work-item l using copy l % copies, with bin b of copy r at word
-// b * copies + r: when every pixel has the same value (the worst case for atomics), the
-// items of a warp hit `copies` different words in different banks instead of one. Within a
-// vector, runs of equal values of one channel are counted with one atomic_add, so a uniform
-// vector costs ch atomics instead of 16. At the end each work-group adds its non-zero bins
-// (summed over the copies) to hist with one global atomic_add each.
+// Each work-group counts into one sub-histogram in __local memory, one atomic_inc per
+// byte, and at the end adds its non-zero bins to hist with one global atomic_add each. (On
+// an H100 this measured faster than spreading a group over several sub-histograms or
+// merging runs of equal bytes first, on noisy and on uniform images alike: see
+// docs/BENCHMARKS.md.)
 
-// Adds count to bin (channel c, value v) of this work-item's copy.
-#define SUB_ADD(c, v, count) \
-	atomic_add(&sub[((((uint)(c) << 8) | (uint)(v)) << log_copies) | copy], (count))
-
-// Inlined into each kernel so that ch is a constant there: the loops over the channels and
-// over the 16 bytes unroll and prev[] and run[] stay in registers (PoCL warns otherwise).
+// Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
+// unrolls with each byte's channel known (PoCL warns otherwise).
 static inline __attribute__((always_inline)) void
 hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist,
-	   __local uint *sub, uint log_copies)
+	   __local uint *sub)
 {
-	const uint copies = 1u << log_copies, nbins = ch * 256u;
-	const uint lid = get_local_id(0), lsize = get_local_size(0), copy = lid & (copies - 1u);
+	const uint nbins = ch * 256u, lid = get_local_id(0), lsize = get_local_size(0);
 	// 32-bit vector indices suffice: an image has at most 65535 * 65535 * 4 bytes, so
 	// n16 < 2^30 (and 64-bit arithmetic is slow on GPUs)
 	const uint gid = get_global_id(0), gsize = get_global_size(0), n16 = (uint)(n / 16u);
-	__global const uchar16 *in16 = (__global const uchar16 *)in;
+	__global const uint4 *in16 = (__global const uint4 *)in;
 	// The channel of vector k's first byte, (16k) % ch: 0 for 1, 2 and 4 channels, k % 3
 	// for 3 (16 % 3 == 1), kept up to date as k advances by gsize.
 	uint base = ch == 3u ? gid % 3u : 0u;
 	const uint step = ch == 3u ? gsize % 3u : 0u;
 
-	for (uint i = lid; i < (nbins << log_copies); i += lsize)
+	for (uint i = lid; i < nbins; i += lsize)
 		sub[i] = 0;
 	barrier(CLK_LOCAL_MEM_FENCE);
 
 	for (uint k = gid; k < n16; k += gsize) {
 		uchar b[16];
-		uint prev[4], run[4]; // per position q in the pixel: the current run's value, length
-		vstore16(in16[k], 0, b);
+		vstore16(as_uchar16(in16[k]), 0, b);
 #pragma unroll
-		for (uint q = 0; q < ch; q++) {
-			prev[q] = b[q];
-			run[q] = 1;
-		}
-#pragma unroll
-		for (uint j = ch; j < 16u; j++) {
-			const uint q = j % ch;
-			if (b[j] == prev[q]) {
-				run[q]++;
-			} else {
-				SUB_ADD((base + q) % ch, prev[q], run[q]);
-				prev[q] = b[j];
-				run[q] = 1;
-			}
-		}
-#pragma unroll
-		for (uint q = 0; q < ch; q++)
-			SUB_ADD((base + q) % ch, prev[q], run[q]);
+		for (uint j = 0; j < 16u; j++)
+			atomic_inc(&sub[((base + j) % ch << 8) | b[j]]);
 		if (ch == 3u) {
 			base += step;
 			if (base >= 3u)
@@ -75,29 +51,21 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 		}
 	}
 	for (ulong i = (ulong)n16 * 16u + gid; i < n; i += gsize)
-		SUB_ADD(i % ch, in[i], 1u);
+		atomic_inc(&sub[(uint)(i % ch) << 8 | in[i]]);
 	barrier(CLK_LOCAL_MEM_FENCE);
 
-	// Item l sums bins l, l + lsize, ...; starting at copy (r + bin) % copies spreads the
-	// items of a warp over the banks.
-	for (uint bin = lid; bin < nbins; bin += lsize) {
-		uint sum = 0;
-		for (uint r = 0; r < copies; r++)
-			sum += sub[(bin << log_copies) | ((r + bin) & (copies - 1u))];
-		if (sum)
-			atomic_add(&hist[bin], sum);
-	}
+	for (uint bin = lid; bin < nbins; bin += lsize)
+		if (sub[bin])
+			atomic_add(&hist[bin], sub[bin]);
 }
 
 // in: the image (w x h, CH channels); hist: the side output buffer, this stage's counts
-// starting hist_off words in; sub: (CH * 256) << log_copies uints of __local memory.
+// starting hist_off words in; sub: CH * 256 uints of __local memory.
 #define HISTOGRAM_KERNEL(CH)                                                             \
 	__kernel void histogram_##CH(__global const uchar *in, int w, int h,               \
-				     __global uint *hist, uint hist_off, __local uint *sub, \
-				     uint log_copies)                                      \
+				     __global uint *hist, uint hist_off, __local uint *sub) \
 	{                                                                                \
-		hist_count(in, (ulong)w * (ulong)h * CH, CH, hist + hist_off, sub,         \
-			   log_copies);                                                    \
+		hist_count(in, (ulong)w * (ulong)h * CH, CH, hist + hist_off, sub);        \
 	}
 
 HISTOGRAM_KERNEL(1)

@@ -5,7 +5,7 @@
 #include "remap.clh"
 
 REMAP_BYTES(transpose, 0)
-REMAP_WORDS(transpose_c1, 1, 0, REMAP_TP(1), REMAP_RY_FAST(1))
-REMAP_WORDS(transpose_c2, 2, 0, REMAP_TP(2), REMAP_RY_FAST(2))
-REMAP_WORDS(transpose_c3, 3, 0, REMAP_TP(3), REMAP_RY_FAST(3))
-REMAP_WORDS(transpose_c4, 4, 0, REMAP_TP(4), REMAP_RY_FAST(4))
+REMAP_WORDS(transpose_c1, 1, 0, REMAP_TX(1), REMAP_TY(1), REMAP_RY_FAST(1))
+REMAP_WORDS(transpose_c2, 2, 0, REMAP_TX(2), REMAP_TY(2), REMAP_RY_FAST(2))
+REMAP_WORDS(transpose_c3, 3, 0, REMAP_TX(3), REMAP_TY(3), REMAP_RY_FAST(3))
+REMAP_WORDS(transpose_c4, 4, 0, REMAP_TX(4), REMAP_TY(4), REMAP_RY_FAST(4))

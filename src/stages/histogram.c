@@ -109,41 +109,36 @@ static void histogram_side_cpu(const void *params, const struct img *in, void *s
 			hist[c * 256 + *s++]++;
 }
 
-// Device work sizes; see kernels/histogram.cl. Work-groups of HIST_WG items (ocl_run may
-// pick fewer where the device or the kernel needs); at least HIST_MIN_GROUP_BYTES of image
-// per group so that the merge (ch * 256 global atomics per group) stays small, and at most
-// HIST_GROUPS_PER_CU groups per compute unit, enough to keep a GPU's memory system busy.
-#define HIST_WG 256
-#define HIST_MIN_GROUP_BYTES ((size_t)HIST_WG * 16 * 16)
-#define HIST_GROUPS_PER_CU 8
-// At most this much __local memory for the sub-histogram copies, and at most 32 copies
-// (one per bank): 32 KiB leaves room for several groups per compute unit.
-#define HIST_LOCAL_MAX ((uint64_t)32 * 1024)
-#define HIST_COPIES_MAX 32
+// Device work sizes; see kernels/histogram.cl. Work-groups as large as the kernel may have
+// on the device, up to HIST_WG_MAX items; HIST_ITEMS_PER_CU items per compute unit in all
+// (on an H100 two groups of 1024 fill a multiprocessor), but at least HIST_MIN_GROUP_BYTES
+// of image per group so that the merge (ch * 256 global atomics per group) stays small.
+#define HIST_WG_MAX 1024
+#define HIST_ITEMS_PER_CU 2048
+#define HIST_MIN_GROUP_BYTES ((size_t)256 * 16 * 16)
 
 static int histogram_side_cl(const void *params, const struct stage_cl *c)
 {
 	static const char *const kernel[] = { "histogram_1", "histogram_2", "histogram_3",
 					      "histogram_4" };
 	struct ocl_limits lim = ocl_get_limits(c->ocl);
-	uint64_t local_max = lim.local_mem_bytes < HIST_LOCAL_MAX ? lim.local_mem_bytes
-								   : HIST_LOCAL_MAX;
-	size_t copy_bytes = (size_t)c->gin.ch * 256 * sizeof(uint32_t);
-	size_t bytes = geom_bytes(&c->gin), groups;
-	unsigned log_copies = 0;
+	const char *name = kernel[c->gin.ch - 1];
+	size_t bytes = geom_bytes(&c->gin), wg, groups, per_cu;
 	(void)params;
-	while ((1u << (log_copies + 1)) <= HIST_COPIES_MAX &&
-	       (uint64_t)copy_bytes << (log_copies + 1) <= local_max)
-		log_copies++;
+	if (ocl_kernel_wg_max(c->ocl, "histogram", name, &wg) < 0)
+		return -1;
+	if (wg > HIST_WG_MAX)
+		wg = HIST_WG_MAX;
+	per_cu = wg < HIST_ITEMS_PER_CU ? HIST_ITEMS_PER_CU / wg : 1;
 	groups = (bytes + HIST_MIN_GROUP_BYTES - 1) / HIST_MIN_GROUP_BYTES;
-	if (groups > (size_t)lim.compute_units * HIST_GROUPS_PER_CU)
-		groups = (size_t)lim.compute_units * HIST_GROUPS_PER_CU;
-	return ocl_run(c->ocl, "histogram", kernel[c->gin.ch - 1], groups * HIST_WG, 1, 0, 0,
+	if (groups > (size_t)lim.compute_units * per_cu)
+		groups = (size_t)lim.compute_units * per_cu;
+	return ocl_run(c->ocl, "histogram", name, groups * wg, 1, wg, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
 					   OCL_UINT(c->side_offset / sizeof(uint32_t)),
-					   OCL_LOCAL(copy_bytes << log_copies),
-					   OCL_UINT(log_copies), OCL_END });
+					   OCL_LOCAL((size_t)c->gin.ch * 256 * sizeof(uint32_t)),
+					   OCL_END });
 }
 
 static void histogram_side_where(const void *params, const struct geom *in, size_t i,

@@ -6,9 +6,9 @@
 #include "../ocl.h"
 #include "../par.h"
 
-// Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TP and
-// REMAP_RY_FAST there.
-enum { REMAP_T = 32, REMAP_RY = 8 };
+// Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TX,
+// REMAP_TY and REMAP_RY_FAST there.
+enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_RY_FAST = 8 };
 
 struct remap_job {
 	const struct img *in, *out;
@@ -58,11 +58,11 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 	size_t wo = (size_t)c->gout.w, ho = (size_t)c->gout.h;
 	int ch = c->gin.ch;
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
-		size_t tp = ch == 1 ? 128 : 64, ry = ch == 1 ? 8 : 16;
+		size_t tx = REMAP_TX, ty = ch == 4 ? 64 : 128, ry = REMAP_RY_FAST;
 		char fast[64];
 		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
-		return ocl_run(c->ocl, program, fast, up_div(wo, tp) * (tp / 4), up_div(ho, tp) * ry,
-			       tp / 4, ry,
+		return ocl_run(c->ocl, program, fast, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
+			       tx / 4, ry,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
 						   OCL_INT(c->gin.w), OCL_INT(c->gin.h), OCL_END });
 	}
