@@ -142,90 +142,42 @@ __kernel void rotate_bilinear(__global const uchar *in, __global uchar *out, int
 
 // rotate_bilinear for images without alpha (1 or 3 channels), with the channel count known
 // at compile time: the same arithmetic as rotate_bilinear's path without alpha,
-// (w0 p00 + w1 p10 + w2 p01 + w3 p11 + 32768) >> 16. A work-group of RB_X x RB_Y items
-// makes an output tile of RB_X x RB_X pixels (each item RB_X / RB_Y of them, one column).
-// The source pixels of a tile lie in the box spanned by the sources of its four corners
-// (U and V are affine in x and y, and the source pixel is monotonic in U and V), which
-// for a rotation is at most RB_X (|cos| + |sin|) + 2 < RB_BOX pixels wide and high: the
-// group reads that box (clipped to the image) into local memory, row by row, and takes
-// the four taps from there. Pixels with a tap outside the image read global memory and
-// the background, as rotate_bilinear does.
-#define RB_X 32
-#define RB_Y 8
-#define RB_BOX 48
+// (w0 p00 + w1 p10 + w2 p01 + w3 p11 + 32768) >> 16, reading the four taps directly when
+// they all lie inside the input.
 #define ROTATE_BILINEAR_OPAQUE(NAME, CH)                                                 \
-__kernel __attribute__((reqd_work_group_size(RB_X, RB_Y, 1)))                           \
-void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ch,           \
-	  int ow, int oh, int C, int S, uint bg)                                          \
+__kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ch,  \
+		   int ow, int oh, int C, int S, uint bg)                                \
 {                                                                                       \
-	__local uchar box[RB_BOX * RB_BOX * CH];                                         \
-	const int tx = get_group_id(0) * RB_X, ty = get_group_id(1) * RB_X;             \
-	const int lx = get_local_id(0), ly = get_local_id(1);                           \
-	/* the source box of the tile's corners, clipped to the image */                \
-	int bx0 = W, by0 = H, bx1 = -1, by1 = -1;                                       \
-	for (int k = 0; k < 4; k++) {                                                   \
-		int x = tx + (k & 1) * (RB_X - 1), y = ty + (k >> 1) * (RB_X - 1);      \
-		MAP_UV();                                                               \
-		int sx = (int)(((U + (1 << 22)) >> 23) >> 8) - BIAS_PX;                  \
-		int sy = (int)(((V + (1 << 22)) >> 23) >> 8) - BIAS_PX;                  \
-		bx0 = min(bx0, sx), by0 = min(by0, sy);                                 \
-		bx1 = max(bx1, sx + 1), by1 = max(by1, sy + 1);                         \
-	}                                                                               \
-	bx0 = max(bx0, 0), by0 = max(by0, 0), bx1 = min(bx1, W - 1), by1 = min(by1, H - 1); \
-	const int bw = bx1 - bx0 + 1, bh = by1 - by0 + 1;                               \
-	const bool local_ok = bw <= RB_BOX && bh <= RB_BOX;                             \
-	if (local_ok && bw > 0 && bh > 0) {                                             \
-		const int rb = bw * CH;                                                 \
-		for (int r = ly; r < bh; r += RB_Y) {                                   \
-			__global const uchar *src = in + ((size_t)(by0 + r) * W + bx0) * CH; \
-			for (int b = lx; b < rb; b += RB_X)                             \
-				box[r * RB_BOX * CH + b] = src[b];                      \
-		}                                                                       \
-	}                                                                               \
-	barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-	const int x = tx + lx;                                                          \
-	for (int y = ty + ly; y < ty + RB_X; y += RB_Y) {                               \
-		if (x >= ow || y >= oh)                                                 \
-			break;                                                          \
-		MAP_UV();                                                               \
-		uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23); \
-		int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;          \
-		uint fx = u & 255, fy = v & 255;                                        \
-		uint w0 = (256 - fx) * (256 - fy), w1 = fx * (256 - fy), w2 = (256 - fx) * fy, \
-		     w3 = fx * fy;                                                      \
-		__global uchar *d = out + ((size_t)y * ow + x) * CH;                    \
-		if (sx >= 0 && sy >= 0 && sx + 1 < W && sy + 1 < H) {                   \
-			if (local_ok) {                                                 \
-				__local const uchar *p =                                \
-					box + ((sy - by0) * RB_BOX + (sx - bx0)) * CH;  \
-				__local const uchar *q = p + RB_BOX * CH;               \
-				_Pragma("unroll") for (int c = 0; c < CH; c++)           \
-					d[c] = (uchar)((w0 * p[c] + w1 * p[CH + c] +    \
-							w2 * q[c] + w3 * q[CH + c] +    \
-							32768) >> 16);                  \
-			} else {                                                        \
-				__global const uchar *p = in + ((size_t)sy * W + sx) * CH; \
-				__global const uchar *q = p + (size_t)W * CH;           \
-				_Pragma("unroll") for (int c = 0; c < CH; c++)           \
-					d[c] = (uchar)((w0 * p[c] + w1 * p[CH + c] +    \
-							w2 * q[c] + w3 * q[CH + c] +    \
-							32768) >> 16);                  \
-			}                                                               \
-			continue;                                                       \
-		}                                                                       \
-		bool ok[4];                                                             \
-		size_t off[4];                                                          \
-		for (int k = 0; k < 4; k++) {                                           \
-			int px = sx + (k & 1), py = sy + (k >> 1);                      \
-			ok[k] = px >= 0 && px < W && py >= 0 && py < H;                 \
-			off[k] = ok[k] ? ((size_t)py * W + px) * CH : 0;                \
-		}                                                                       \
+	int x = get_global_id(0), y = get_global_id(1);                                 \
+	if (x >= ow || y >= oh)                                                         \
+		return;                                                                 \
+	MAP_UV();                                                                       \
+	uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23);       \
+	int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;                  \
+	uint fx = u & 255, fy = v & 255;                                                \
+	uint w0 = (256 - fx) * (256 - fy), w1 = fx * (256 - fy), w2 = (256 - fx) * fy,   \
+	     w3 = fx * fy;                                                              \
+	__global uchar *d = out + ((size_t)y * ow + x) * CH;                            \
+	if (sx >= 0 && sy >= 0 && sx + 1 < W && sy + 1 < H) {                           \
+		__global const uchar *p = in + ((size_t)sy * W + sx) * CH;              \
+		__global const uchar *q = p + (size_t)W * CH;                           \
 		_Pragma("unroll") for (int c = 0; c < CH; c++)                           \
-			d[c] = (uchar)((w0 * rotate_sample(in, ok[0], off[0], c, bg) +     \
-					w1 * rotate_sample(in, ok[1], off[1], c, bg) +     \
-					w2 * rotate_sample(in, ok[2], off[2], c, bg) +     \
-					w3 * rotate_sample(in, ok[3], off[3], c, bg) + 32768) >> 16); \
+			d[c] = (uchar)((w0 * p[c] + w1 * p[CH + c] + w2 * q[c] +        \
+					w3 * q[CH + c] + 32768) >> 16);                 \
+		return;                                                                 \
 	}                                                                               \
+	bool ok[4];                                                                     \
+	size_t off[4];                                                                  \
+	for (int k = 0; k < 4; k++) {                                                   \
+		int px = sx + (k & 1), py = sy + (k >> 1);                              \
+		ok[k] = px >= 0 && px < W && py >= 0 && py < H;                         \
+		off[k] = ok[k] ? ((size_t)py * W + px) * CH : 0;                        \
+	}                                                                               \
+	_Pragma("unroll") for (int c = 0; c < CH; c++)                                   \
+		d[c] = (uchar)((w0 * rotate_sample(in, ok[0], off[0], c, bg) +             \
+				w1 * rotate_sample(in, ok[1], off[1], c, bg) +             \
+				w2 * rotate_sample(in, ok[2], off[2], c, bg) +             \
+				w3 * rotate_sample(in, ok[3], off[3], c, bg) + 32768) >> 16); \
 }
 ROTATE_BILINEAR_OPAQUE(rotate_bilinear_c1, 1)
 ROTATE_BILINEAR_OPAQUE(rotate_bilinear_c3, 3)

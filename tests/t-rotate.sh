@@ -132,7 +132,7 @@ for a in 33.3 -12:nearest 77:crop:bg=#80808080; do
 	"$CLIMG" --cpu "$D/photo.png" "rotate:$a" -o "$D/cpu.png"
 	check "rotate:$a 640x480 RGBA: OpenCL file = CPU file" cmp "$D/cl.png" "$D/cpu.png"
 done
-# RGB and grey take the tiled bilinear kernels (32x32-pixel tiles through local memory)
+# RGB and grey take the bilinear kernels without alpha (rotate_bilinear_c1, _c3)
 for ch in 1 3; do
 	"$IMGTOOL" make 643 481 $ch photo:4 "$D/photo$ch.png"
 	for a in 30 -45 100.5 7:crop 0.5; do

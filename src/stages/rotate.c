@@ -330,9 +330,6 @@ static struct rotate_map map_of(const struct rotate_params *p, int ch)
 	return m;
 }
 
-// The work-group of rotate_bilinear_c1 and _c3 (kernels/rotate.cl: keep in step)
-enum { RB_X = 32, RB_Y = 8 };
-
 // ---- the right-angle remaps -------------------------------------------------------------------
 
 static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
@@ -394,12 +391,8 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 			     : c->gin.ch == 1 ? "rotate_bilinear_c1"
 			     : c->gin.ch == 3 ? "rotate_bilinear_c3" // no alpha: a shorter path
 					      : "rotate_bilinear";
-	// rotate_bilinear_c1/_c3: a group of RB_X x RB_Y items makes RB_X x RB_X pixels
-	bool tiled = m.bilinear && (c->gin.ch == 1 || c->gin.ch == 3);
-	size_t gw = (size_t)c->gout.w, gh = (size_t)c->gout.h;
-	if (tiled)
-		gh = (gh + RB_X - 1) / RB_X * RB_Y;
-	return ocl_run(c->ocl, "rotate", kernel, gw, gh, tiled ? RB_X : 0, tiled ? RB_Y : 0,
+	return ocl_run(c->ocl, "rotate", kernel,
+		       (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch),
 					   OCL_INT(c->gout.w), OCL_INT(c->gout.h), OCL_INT(m.c),
