@@ -295,29 +295,49 @@ static double gbps(double bytes, double ms)
 	return ms > 0 ? bytes / (ms * 1e6) : 0;
 }
 
+// The rest of a transfer's --time line: its rate, or for zero-copy what happened instead.
+static const char *transfer_str(char buf[96], double bytes, double ms, bool in_place,
+				const char *how)
+{
+	if (in_place && bytes == 0)
+		snprintf(buf, 96, " zero-copy: %s", how);
+	else if (in_place)
+		snprintf(buf, 96, "%9.2f GB/s  zero-copy image; side outputs copied", gbps(bytes, ms));
+	else
+		snprintf(buf, 96, "%9.2f GB/s", gbps(bytes, ms));
+	return buf;
+}
+
 // One line per phase on stderr, or one JSON object. Stage rates count the bytes the stage
 // reads plus those it writes.
 static void time_report(const struct timing *tm, const struct chain *c, bool json)
 {
-	double in_bytes = (double)geom_bytes(&c->in), out_bytes = (double)geom_bytes(&c->out);
+	// What the transfers copied: the images, unless zero-copy left them in place (then
+	// only the side outputs were downloaded).
+	double up_bytes = tm->run.upload_in_place ? 0 : (double)geom_bytes(&c->in);
+	double down_bytes = (tm->run.download_in_place ? 0 : (double)geom_bytes(&c->out)) +
+			    (double)c->side_bytes;
 	double total = now_ms() - tm->t0;
+	char rate[96];
 	const char *sep = "";
 	if (json) {
 		fprintf(stderr, "{\"device\": %s, \"decode_ms\": %.3f", tm->on_cpu ? "false" : "true",
 			tm->decode_ms);
 		if (!tm->on_cpu)
 			fprintf(stderr, ", \"build_ms\": %.3f, \"programs\": %d, \"programs_cached\": %d"
-				", \"upload_ms\": %.3f, \"upload_gbps\": %.2f",
+				", \"upload_ms\": %.3f, \"upload_gbps\": %.2f, \"upload_zero_copy\": %s",
 				tm->run.build_ms, tm->programs, tm->programs_cached,
-				tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+				tm->run.upload_ms, gbps(up_bytes, tm->run.upload_ms),
+				tm->run.upload_in_place ? "true" : "false");
 		fputs(", \"stages\": [", stderr);
 	} else {
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
 		if (!tm->on_cpu) {
 			fprintf(stderr, "climg: time: %-22s %10.3f ms  %d of %d programs from the cache\n",
 				"build", tm->run.build_ms, tm->programs_cached, tm->programs);
-			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "upload",
-				tm->run.upload_ms, gbps(in_bytes, tm->run.upload_ms));
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %s\n", "upload", tm->run.upload_ms,
+				transfer_str(rate, up_bytes, tm->run.upload_ms, tm->run.upload_in_place,
+					     "the device reads the input in place"));
 		}
 	}
 	for (int i = 0; i < c->n; i++) {
@@ -341,13 +361,18 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 	if (json) {
 		fputs("]", stderr);
 		if (!tm->on_cpu)
-			fprintf(stderr, ", \"download_ms\": %.3f, \"download_gbps\": %.2f",
-				tm->run.download_ms, gbps(out_bytes, tm->run.download_ms));
+			fprintf(stderr, ", \"download_ms\": %.3f, \"download_gbps\": %.2f"
+				", \"download_zero_copy\": %s",
+				tm->run.download_ms, gbps(down_bytes, tm->run.download_ms),
+				tm->run.download_in_place ? "true" : "false");
 		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", tm->encode_ms, total);
 	} else {
 		if (!tm->on_cpu)
-			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s\n", "download",
-				tm->run.download_ms, gbps(out_bytes, tm->run.download_ms));
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %s\n", "download",
+				tm->run.download_ms,
+				transfer_str(rate, down_bytes, tm->run.download_ms,
+					     tm->run.download_in_place,
+					     "the last stage wrote the output in place"));
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "encode", tm->encode_ms);
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "total", total);
 	}
@@ -585,8 +610,9 @@ static int run(const struct options *o, struct chain *chain)
 		times = &tm.run;
 	}
 
-	// The decoder writes straight into pinned memory, which uploads at full speed.
-	in = (struct img){ g.w, g.h, g.ch, dev ? ocl_host_alloc(dev, geom_bytes(&g)) : NULL };
+	// The decoder writes straight into memory the device reads fastest: pinned memory that
+	// uploads at full speed, or on a zero-copy device memory it reads in place.
+	in = (struct img){ g.w, g.h, g.ch, dev ? pipeline_host_alloc(dev, geom_bytes(&g)) : NULL };
 	if (!in.data)
 		in.data = malloc(geom_bytes(&g));
 	if (!in.data) {

@@ -66,6 +66,8 @@ struct ocl {
 	char *cache_dir;           // the cache directory, NULL when there is none to use
 	char *cache_id;            // the device identity part of every cache key
 	int built, cached;         // programs built by ocl_build; of those, from the cache
+	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
+	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
 };
 
 // A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
@@ -78,6 +80,8 @@ struct ocl_pinned {
 struct ocl_buf {
 	cl_mem mem;
 	size_t bytes;
+	struct ocl *wrap_of; // ocl_buf_wrap: the device whose queue ocl_buf_free waits for
+	void *host;          // ocl_buf_wrap: the wrapped host memory
 };
 
 // One entry of the device numbering.
@@ -97,14 +101,18 @@ struct dev {
 // With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
 // CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
-// a device on: in ocl_open clGetDeviceInfo x7 (limits, availability), clCreateContext,
-// clCreateCommandQueue; clCreateBuffer; clEnqueueWriteBuffer; clEnqueueReadBuffer;
-// clEnqueueFillBuffer; clEnqueueCopyBuffer; per program built clCreateProgramWithSource,
-// clBuildProgram; per kernel first used clCreateKernel, clGetKernelWorkGroupInfo; per ocl_run
-// one clSetKernelArg per argument, then clEnqueueNDRangeKernel; clFinish. Not counted: device
-// enumeration and selection (ocl_list_devices, the name/type queries in ocl_open, ocl_about),
-// clGetProgramBuildInfo (only fetches the log of a build that already failed) and
-// clRelease* (results ignored).
+// a device on: in ocl_open clGetDeviceInfo x7 (limits, availability), then x2 (host-unified
+// memory, base address alignment: a failure there only means no zero-copy), clCreateContext,
+// clCreateCommandQueue; clCreateBuffer (ocl_buf_new, ocl_buf_wrap, ocl_host_alloc);
+// clEnqueueMapBuffer (ocl_host_alloc, ocl_wrap_sync); clEnqueueUnmapMemObject and clFinish
+// (ocl_wrap_sync); clEnqueueWriteBuffer; clEnqueueReadBuffer; clEnqueueFillBuffer;
+// clEnqueueCopyBuffer; per program built clCreateProgramWithSource, clBuildProgram; per
+// kernel first used clCreateKernel, clGetKernelWorkGroupInfo; per ocl_run one clSetKernelArg
+// per argument, then clEnqueueNDRangeKernel; clFinish. Not counted: device enumeration and
+// selection (ocl_list_devices, the name/type queries in ocl_open, ocl_about),
+// clGetProgramBuildInfo (only fetches the log of a build that already failed), the clFinish
+// with which ocl_buf_free of a wrapper waits (skipping it would free memory a kernel may
+// still write) and clRelease* (results ignored).
 static int fault_hit(void)
 {
 	static long at = -1, calls;
@@ -503,6 +511,29 @@ done:
 	return ret;
 }
 
+// Zero-copy's two device properties. Neither query fails ocl_open: the first is deprecated
+// since OpenCL 2.0, and a driver that does not answer it gets the copying path.
+static void host_props(struct ocl *o)
+{
+	cl_bool unified = CL_FALSE;
+	cl_uint align_bits = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t want;
+
+	if (CALL(clGetDeviceInfo(o->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+	                         NULL)) != CL_SUCCESS)
+		unified = CL_FALSE;
+	if (CALL(clGetDeviceInfo(o->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+	                         &align_bits, NULL)) != CL_SUCCESS)
+		align_bits = 0;
+	o->host_unified = unified == CL_TRUE;
+	want = align_bits / 8 > 4096 ? align_bits / 8 : 4096;
+	if (page > 0 && (size_t)page > want)
+		want = (size_t)page;
+	for (o->wrap_align = 4096; o->wrap_align < want; o->wrap_align *= 2)
+		;
+}
+
 struct ocl *ocl_open(const char *spec, int *none_available)
 {
 	cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, 0, 0};
@@ -569,6 +600,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	}
 	o->max_item[0] = items[0];
 	o->max_item[1] = items[1];
+	host_props(o);
 	fault_max_alloc = env_number("CLIMG_FAULT_MAX_ALLOC");
 	if (fault_max_alloc && fault_max_alloc < o->max_alloc_bytes)
 		o->max_alloc_bytes = fault_max_alloc;
@@ -1473,7 +1505,8 @@ int ocl_finish(struct ocl *o)
 
 // ---- buffers -------------------------------------------------------------------------------
 
-struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes)
+// A buffer of flags over host (NULL unless CL_MEM_USE_HOST_PTR). NULL with err set.
+static struct ocl_buf *buf_create(struct ocl *o, cl_mem_flags flags, void *host, size_t bytes)
 {
 	struct ocl_buf *b;
 	char want[32], max[32];
@@ -1495,21 +1528,113 @@ struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes)
 		return NULL;
 	}
 	b->bytes = bytes;
-	b->mem = CREATE(&e, clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e));
+	b->mem = CREATE(&e, clCreateBuffer(o->ctx, flags, bytes, host, &e));
 	if (!b->mem) {
-		fail_cl(e, "clCreateBuffer(%zu bytes)", bytes);
+		fail_cl(e, "clCreateBuffer(%zu bytes%s)", bytes, host ? ", host memory" : "");
 		free(b);
 		return NULL;
 	}
 	return b;
 }
 
+struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes)
+{
+	return buf_create(o, CL_MEM_READ_WRITE, NULL, bytes);
+}
+
 void ocl_buf_free(struct ocl_buf *b)
 {
 	if (!b)
 		return;
+	// The wrapped memory is the caller's again only when no queued command can touch it
+	// (a failed run may leave kernels queued). A real wait: never a counted fault.
+	if (b->wrap_of)
+		clFinish(b->wrap_of->queue);
 	RELEASE(clReleaseMemObject, b->mem);
 	free(b);
+}
+
+bool ocl_host_unified(const struct ocl *o)
+{
+	return o->host_unified;
+}
+
+void *ocl_wrap_alloc(const struct ocl *o, size_t bytes)
+{
+	size_t align = o->wrap_align;
+	void *p = NULL;
+	int e;
+
+	// Whole alignment units (a page or more): a driver may then use every byte in place.
+	if (bytes > SIZE_MAX - align) {
+		err_set("out of memory for %zu bytes", bytes);
+		return NULL;
+	}
+	bytes = bytes ? (bytes + align - 1) / align * align : align;
+	e = posix_memalign(&p, align, bytes);
+	if (e) {
+		err_set("out of memory for %zu bytes", bytes);
+		return NULL;
+	}
+	return p;
+}
+
+bool ocl_wrap_aligned(const struct ocl *o, const void *ptr)
+{
+	return (uintptr_t)ptr % o->wrap_align == 0;
+}
+
+struct ocl_buf *ocl_buf_wrap(struct ocl *o, void *host, size_t bytes, bool read_only)
+{
+	cl_mem_flags flags =
+	    CL_MEM_USE_HOST_PTR | (read_only ? CL_MEM_READ_ONLY : CL_MEM_READ_WRITE);
+	struct ocl_buf *b;
+
+	if (!host) {
+		err_set("opencl: cannot wrap NULL host memory");
+		return NULL;
+	}
+	b = buf_create(o, flags, host, bytes);
+	if (b) {
+		b->wrap_of = o;
+		b->host = host;
+	}
+	return b;
+}
+
+int ocl_wrap_sync(struct ocl *o, struct ocl_buf *b, size_t bytes)
+{
+	cl_event *ev;
+	cl_int e = CL_SUCCESS;
+	void *p;
+
+	if (!b->host || bytes > b->bytes)
+		return err_set("opencl: cannot sync %zu bytes of a buffer of %zu%s", bytes,
+		               b->bytes, b->host ? "" : " that wraps no host memory");
+	if (bytes == 0)
+		return 0;
+	ev = event_slot(o);
+	p = CREATE(&e, clEnqueueMapBuffer(o->queue, b->mem, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL,
+	                                  ev, &e));
+	if (!p)
+		return fail_cl(e, "clEnqueueMapBuffer(%zu bytes, host memory)", bytes);
+	event_keep(o, ev);
+	// OpenCL 1.2 (clEnqueueMapBuffer): for a CL_MEM_USE_HOST_PTR buffer the pointer is
+	// derived from host_ptr, here host_ptr itself (offset 0). Anything else breaks the
+	// contract the caller relies on, so it is an error (the CPU path can take over).
+	if (p != b->host) {
+		clEnqueueUnmapMemObject(o->queue, b->mem, p, 0, NULL, NULL);
+		return err_set("opencl: clEnqueueMapBuffer(%zu bytes, host memory) mapped the "
+		               "buffer elsewhere than its host memory",
+		               bytes);
+	}
+	ev = event_slot(o);
+	e = CALL(clEnqueueUnmapMemObject(o->queue, b->mem, p, 0, NULL, ev));
+	if (e != CL_SUCCESS)
+		return fail_cl(e, "clEnqueueUnmapMemObject(%zu bytes, host memory)", bytes);
+	event_keep(o, ev);
+	e = CALL(clFinish(o->queue));
+	return e == CL_SUCCESS ? 0 : fail_cl(e, "clFinish");
 }
 
 int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes)

@@ -64,7 +64,10 @@ void ocl_build_count(const struct ocl *o, int *built, int *cached);
 
 // Device buffers. ocl_buf_new checks bytes against CL_DEVICE_MAX_MEM_ALLOC_SIZE itself.
 struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes);
-void ocl_buf_free(struct ocl_buf *b); // NULL-safe
+// NULL-safe. A buffer from ocl_buf_new goes once the queued commands are done with it; for
+// one from ocl_buf_wrap this waits for every queued command first, so the caller may free or
+// reuse the wrapped memory as soon as it returns.
+void ocl_buf_free(struct ocl_buf *b);
 int ocl_upload(struct ocl *o, struct ocl_buf *dst, const void *src, size_t bytes);
 int ocl_download(struct ocl *o, struct ocl_buf *src, void *dst, size_t bytes);
 
@@ -137,5 +140,36 @@ int ocl_timer_take(struct ocl *o, double *ms);
 // call frees either kind; o may be NULL for plain memory). Free blocks before ocl_close.
 void *ocl_host_alloc(struct ocl *o, size_t bytes);
 void ocl_host_free(struct ocl *o, void *ptr);
+
+// ---- zero-copy on devices whose memory is the host's ----------------------------------------
+// On such a device (PoCL, integrated GPUs) a buffer can live in host memory the caller owns
+// (CL_MEM_USE_HOST_PTR): kernels read and write it in place, and no upload or download copy
+// is needed. The OpenCL 1.2 rules kept here: the host memory outlives the buffer, the host
+// does not touch it while commands use it, and after kernels wrote it the host reads it only
+// after ocl_wrap_sync (a blocking map for reading, then unmap).
+
+// CL_DEVICE_HOST_UNIFIED_MEMORY: true when the device's memory is the host's (PoCL and other
+// CPU devices, integrated GPUs), false on discrete GPUs and when the driver does not say.
+bool ocl_host_unified(const struct ocl *o);
+
+// Host memory to wrap with ocl_buf_wrap: aligned to the larger of the page size and the
+// device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (so a driver can use it in place; PoCL needs 128
+// bytes on x86-64), plain memory that free() and ocl_host_free release. Memory that is not
+// aligned so may still be wrapped, but a driver may then copy. NULL with err set.
+void *ocl_wrap_alloc(const struct ocl *o, size_t bytes);
+
+// Whether ptr has the alignment ocl_wrap_alloc gives.
+bool ocl_wrap_aligned(const struct ocl *o, const void *ptr);
+
+// A buffer over the first bytes of host memory the caller owns and keeps alive, unmodified
+// by the host while commands may use it, until ocl_buf_free of the buffer has returned.
+// read_only: kernels only read it (CL_MEM_READ_ONLY). NULL with err set.
+struct ocl_buf *ocl_buf_wrap(struct ocl *o, void *host, size_t bytes, bool read_only);
+
+// Makes the first bytes of a buffer from ocl_buf_wrap readable by the host at the wrapped
+// memory, after kernels wrote it: waits for the commands queued before, maps the bytes for
+// reading (the driver returns a pointer into the wrapped memory: no copy on PoCL) and
+// unmaps them. Both commands are timed like any other (ocl_timer_take). -1 with err set.
+int ocl_wrap_sync(struct ocl *o, struct ocl_buf *b, size_t bytes);
 
 #endif

@@ -276,21 +276,54 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 }
 
 // ---- the OpenCL path --------------------------------------------------------------------
+// Two ways to move the image. On a device with memory of its own (a discrete GPU): one
+// upload into device buffer A, the stages ping-pong between A and B, one download into
+// pinned host memory. On a device whose memory is the host's (PoCL; see zero_copy()) there
+// are no copies: the decoded input is wrapped read-only and read in place, the last
+// image-writing stage writes straight into the output image's host memory (a wrapper of
+// max_bytes, as earlier stages may write larger images into it), and the stages before it
+// alternate between that and one ordinary buffer, created only when two or more stages
+// write images. Stage j of k image-writing stages (1-based) writes buffer (k - j) % 2, so
+// the last one writes buffer 0, the output. Either way no stage writes the input, so the
+// caller's image stays intact for the CPU path after a device failure.
+
+// Whether runs on o copy nothing: the device's memory is the host's, and CLIMG_ZERO_COPY
+// does not say 0 (for comparisons and for drivers that misbehave).
+static bool zero_copy(const struct ocl *o)
+{
+	const char *env = getenv("CLIMG_ZERO_COPY");
+	return ocl_host_unified(o) && !(env && !strcmp(env, "0"));
+}
+
+void *pipeline_host_alloc(struct ocl *o, size_t bytes)
+{
+	return zero_copy(o) ? ocl_wrap_alloc(o, bytes) : ocl_host_alloc(o, bytes);
+}
 
 struct cl_run {
 	struct ocl *ocl;
-	struct ocl_buf *buf[2];
-	int cur; // buf[cur] holds the current image
+	struct ocl_buf *in;     // the input: uploaded (buf[0] then) or wrapped (zero-copy)
+	struct ocl_buf *buf[2]; // the ping-pong buffers (NULL where not needed)
+	struct ocl_buf *cur;    // the current image: in, then the last image a stage wrote
+	int next;               // the next image-writing stage writes buf[next]
 	struct geom g;
 	struct ocl_buf *side; // every stage's side output, laid out as chain.side; or NULL
+	bool zero_copy;
+	uint8_t *host_out; // zero-copy: the host memory buf[0] wraps, until handed to the caller
 };
 
 static void cl_release(struct cl_run *r)
 {
+	// Wrappers first: freeing one waits for every queued command, so the host memory under
+	// them is free to go (or to be read by the CPU path) afterwards.
+	if (r->in != r->buf[0])
+		ocl_buf_free(r->in);
 	ocl_buf_free(r->buf[0]);
 	ocl_buf_free(r->buf[1]);
 	ocl_buf_free(r->side);
-	r->buf[0] = r->buf[1] = r->side = NULL;
+	free(r->host_out);
+	r->in = r->cur = r->buf[0] = r->buf[1] = r->side = NULL;
+	r->host_out = NULL;
 }
 
 // Whether the stage can run on OpenCL: every CPU hook it has has its OpenCL twin.
@@ -299,23 +332,80 @@ static bool stage_has_cl(const struct stage_ops *ops)
 	return (!ops->run_cpu || ops->run_cl) && (!ops->side_cpu || ops->side_cl);
 }
 
+// How many stages of the chain write an image.
+static int image_stages(const struct chain *c)
+{
+	int k = 0;
+	for (int i = 0; i < c->n; i++)
+		k += !c->st[i].plan.passthrough;
+	return k;
+}
+
+// Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
+// device wants (pipeline_host_alloc gives it), else uploaded into a buffer of its own.
+static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const struct img *in,
+			      struct run_times *t)
+{
+	struct ocl *o = r->ocl;
+	int k = image_stages(c);
+	double t0 = now_ms();
+
+	if (ocl_wrap_aligned(o, in->data)) {
+		r->in = ocl_buf_wrap(o, in->data, img_bytes(in), true);
+		if (!r->in)
+			return -1;
+		if (t) {
+			t->upload_ms = now_ms() - t0; // what the upload became: no copy
+			t->upload_in_place = true;
+		}
+	} else {
+		r->in = ocl_buf_new(o, img_bytes(in));
+		if (!r->in || ocl_upload(o, r->in, in->data, img_bytes(in)) < 0)
+			return -1;
+		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
+			return -1;
+	}
+	if (k >= 1) {
+		r->host_out = ocl_wrap_alloc(o, c->max_bytes);
+		if (!r->host_out)
+			return err_prefix("the output image");
+		r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false);
+		if (!r->buf[0])
+			return -1;
+	}
+	if (k >= 2 && !(r->buf[1] = ocl_buf_new(o, c->max_bytes)))
+		return -1;
+	r->next = k >= 1 ? (k - 1) % 2 : 0;
+	return 0;
+}
+
 static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in,
 		    struct run_times *t)
 {
 	const char *programs[64];
 	int n = chain_programs(c, programs, 64);
 	double t0 = now_ms();
-	*r = (struct cl_run){ .ocl = o, .g = c->in };
+	*r = (struct cl_run){ .ocl = o, .g = c->in, .zero_copy = zero_copy(o) };
+	if (t)
+		t->upload_in_place = t->download_in_place = false;
 	if (ocl_build(o, programs, n) < 0)
 		return -1;
 	if (t)
 		t->build_ms = now_ms() - t0;
-	r->buf[0] = ocl_buf_new(o, c->max_bytes);
-	r->buf[1] = r->buf[0] ? ocl_buf_new(o, c->max_bytes) : NULL;
-	if (!r->buf[1] || ocl_upload(o, r->buf[0], in->data, img_bytes(in)) < 0)
-		goto fail;
-	if (t && ocl_timer_take(o, &t->upload_ms) < 0)
-		goto fail;
+	if (r->zero_copy) {
+		if (cl_start_zero_copy(r, c, in, t) < 0)
+			goto fail;
+	} else {
+		r->buf[0] = ocl_buf_new(o, c->max_bytes);
+		r->buf[1] = r->buf[0] ? ocl_buf_new(o, c->max_bytes) : NULL;
+		if (!r->buf[1] || ocl_upload(o, r->buf[0], in->data, img_bytes(in)) < 0)
+			goto fail;
+		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
+			goto fail;
+		r->in = r->buf[0];
+		r->next = 1;
+	}
+	r->cur = r->in;
 	if (c->side_bytes) {
 		r->side = ocl_buf_new(o, c->side_bytes);
 		if (!r->side || ocl_zero(o, r->side, c->side_bytes) < 0)
@@ -331,10 +421,9 @@ fail:
 
 static int cl_step(struct cl_run *r, const struct chain_stage *s)
 {
-	struct stage_cl sc = { .ocl = r->ocl, .in = r->buf[r->cur], .gin = r->g,
-			       .gout = s->plan.out };
+	struct stage_cl sc = { .ocl = r->ocl, .in = r->cur, .gin = r->g, .gout = s->plan.out };
 	if (!s->plan.passthrough)
-		sc.out = r->buf[r->cur ^ 1];
+		sc.out = r->buf[r->next];
 	if (s->plan.side_bytes) {
 		sc.side = r->side;
 		sc.side_offset = s->side_offset;
@@ -344,7 +433,8 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 	if (s->ops->run_cl && s->ops->run_cl(s->params, &sc) < 0)
 		return stage_err(s);
 	if (!s->plan.passthrough) {
-		r->cur ^= 1;
+		r->cur = r->buf[r->next];
+		r->next ^= 1;
 		r->g = s->plan.out;
 	}
 	return 0;
@@ -354,6 +444,7 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 		struct run_times *t)
 {
 	struct cl_run r;
+	size_t bytes = geom_bytes(&c->out);
 	int rc = -1;
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
 	for (int i = 0; i < c->n; i++)
@@ -370,22 +461,32 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 	// The blocking download would wait too; clFinish names a failure of the kernels.
 	if (ocl_finish(o) < 0)
 		goto fail;
-	out->data = ocl_host_alloc(o, geom_bytes(&c->out));
-	if (!out->data)
-		goto fail;
-	if (ocl_download(o, r.buf[r.cur], out->data, geom_bytes(&c->out)) < 0)
-		goto fail;
+	if (r.host_out) {
+		// Zero-copy: the last stage wrote the output image in place; the map is all the
+		// "download" there is.
+		if (ocl_wrap_sync(o, r.buf[0], bytes) < 0)
+			goto fail;
+		out->data = r.host_out;
+		r.host_out = NULL;
+		if (t)
+			t->download_in_place = true;
+	} else {
+		// A copy: from the device, or (zero-copy, no stage wrote an image) of the input.
+		out->data = r.zero_copy ? ocl_wrap_alloc(o, bytes) : ocl_host_alloc(o, bytes);
+		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
+			goto fail;
+	}
 	if (c->side_bytes && ocl_download(o, r.side, c->side, c->side_bytes) < 0)
 		goto fail;
 	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
 	rc = 0;
 fail:
+	cl_release(&r); // before out->data may go: a failed run can leave kernels queued
 	if (rc < 0) {
 		ocl_host_free(o, out->data);
 		out->data = NULL;
 	}
-	cl_release(&r);
 	return rc;
 }
 
@@ -462,7 +563,7 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 			goto fail;
 		if (s->plan.passthrough)
 			continue;
-		if (ocl_download(o, cl.buf[cl.cur], check, geom_bytes(&cl.g)) < 0)
+		if (ocl_download(o, cl.cur, check, geom_bytes(&cl.g)) < 0)
 			goto fail;
 		if (compare(s, i, &cl.g, check, cpu.cur)) {
 			rc = 1;

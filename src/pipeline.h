@@ -6,6 +6,7 @@
 #ifndef CLIMG_PIPELINE_H
 #define CLIMG_PIPELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,9 +65,14 @@ int chain_programs(const struct chain *c, const char **programs, int max);
 // What a run records of its phases for --time, in milliseconds: device execution time
 // from OpenCL profiling events on the device (the queue must have profiling on, see
 // ocl_profile), the host clock on the CPU path. build_ms is host time of ocl_build.
+// Zero-copy (see pipeline_cl) moves no image: then upload_in_place is set and upload_ms is
+// the host time of wrapping the input, and download_in_place is set and download_ms is the
+// device time of the map that hands the output to the host. download_ms includes the side
+// outputs' download either way.
 struct run_times {
 	double build_ms, upload_ms, download_ms;
 	double *stage_ms; // c->n entries, provided by the caller
+	bool upload_in_place, download_in_place; // set by pipeline_cl
 };
 
 // Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
@@ -76,10 +82,19 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 
 // Runs the planned chain on the device: one upload, every stage on one in-order queue
 // with two device buffers in turn, one download of the image and one of all side outputs.
-// out->data is pinned host memory from ocl_host_alloc (free it with ocl_host_free).
+// On a device whose memory is the host's (ocl_host_unified) and unless CLIMG_ZERO_COPY=0,
+// zero-copy instead: the stages read in->data in place (when it is aligned as
+// pipeline_host_alloc gives it; else it is uploaded) and the last stage writes out->data in
+// place. in is never written. out->data is host memory to free with ocl_host_free(o, ...).
 // t may be NULL.
 int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
 		struct run_times *t);
+
+// Memory for an input image that pipeline_cl on o will read: on a zero-copy device memory
+// aligned for the device to read in place (ocl_wrap_alloc), else pinned memory that uploads
+// at full speed (ocl_host_alloc). NULL with err set. Free it with ocl_host_free(o, ...)
+// before ocl_close(o).
+void *pipeline_host_alloc(struct ocl *o, size_t bytes);
 
 // Runs both paths and compares the image after every stage, and the side outputs at the
 // end. Returns 0 when identical (out and c->side then hold the result), 1 on the first

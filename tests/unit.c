@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // C unit tests: the number parsers, the chain parser and planner, and each stage's CPU
 // reference on tiny images with hand-computed results (the histogram's side output, CSV
-// and plot included). Prints one "PASS name" or
+// and plot included); and pipeline_cl's input memory cases on the default OpenCL device. Prints one "PASS name" or
 // "FAIL name: ..." line per check; tests/run.sh counts them.
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../src/err.h"
+#include "../src/ocl.h"
 #include "../src/parse.h"
 #include "../src/pipeline.h"
 #include "../src/stages/convolve.h"
@@ -1300,6 +1301,98 @@ static void test_messages(void)
 	CHECK("a prefix is escaped too", !strcmp(err_msg(), "p\\nq: x\\n"));
 }
 
+// pipeline_cl on the default OpenCL device (skipped when there is none): whether the input
+// memory is aligned for zero-copy (pipeline_host_alloc; read in place on a device whose
+// memory is the host's) or not (plain memory one byte off: uploaded), the image and the side
+// outputs equal the CPU path's, the input is never written, and run_times says which
+// transfers were left out.
+static void test_pipeline_cl(void)
+{
+	static const char *const chains[][6] = {
+		{ "histogram" },
+		{ "rotate:90" },
+		{ "rotate:30", "grey", "transpose" },
+		{ "histogram", "rotate:90", "convolve:box", "histogram", "rotate:-30", "transpose" },
+	};
+	const char *env = getenv("CLIMG_ZERO_COPY");
+	struct geom g = { 13, 7, 3 };
+	uint8_t ref[13 * 7 * 3], *aligned = NULL, *raw = malloc(sizeof ref + 1);
+	int none = 0;
+	struct ocl *o = ocl_open(NULL, &none);
+	char name[128];
+	uint32_t v = 12345;
+
+	if (!o) {
+		printf("INFO pipeline_cl tests skipped: %s\n", err_msg());
+		free(raw);
+		return;
+	}
+	aligned = pipeline_host_alloc(o, sizeof ref);
+	CHECK("pipeline_cl: input memory", aligned && raw);
+	if (!aligned || !raw)
+		goto done;
+	for (size_t i = 0; i < sizeof ref; i++) {
+		v = v * 1103515245u + 12345u;
+		ref[i] = (uint8_t)(v >> 24);
+	}
+	for (size_t k = 0; k < sizeof chains / sizeof chains[0]; k++) {
+		struct chain c;
+		struct img cpu = { 0 }, in = { 13, 7, 3, ref };
+		uint8_t cpu_side[2 * 3 * 256 * 4];
+		double stage_ms[6];
+		int n = 0, writers = 0;
+		while (n < 6 && chains[k][n])
+			n++;
+		if (chain_parse(&c, n, (char **)chains[k]) < 0 || chain_plan(&c, &g) < 0 ||
+		    c.side_bytes > sizeof cpu_side || pipeline_cpu(&c, &in, &cpu, NULL) < 0) {
+			CHECK("pipeline_cl: chain runs on the CPU", 0);
+			continue;
+		}
+		if (c.side_bytes) // c.side is NULL without side outputs
+			memcpy(cpu_side, c.side, c.side_bytes);
+		for (int i = 0; i < c.n; i++)
+			writers += !c.st[i].plan.passthrough;
+		for (int a = 0; a < 2; a++) {
+			struct img out = { 0 };
+			struct run_times t = { .stage_ms = stage_ms };
+			bool in_place = ocl_host_unified(o) && !(env && !strcmp(env, "0")) && a == 0;
+			int rc;
+			in.data = a ? raw + 1 : aligned;
+			memcpy(in.data, ref, sizeof ref);
+			if (c.side_bytes)
+				memset(c.side, 0xee, c.side_bytes);
+			rc = pipeline_cl(&c, o, &in, &out, &t);
+			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: runs", chains[k][0],
+				 n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+			CHECK(name, rc == 0);
+			if (rc < 0) {
+				printf("INFO %s\n", err_msg());
+				continue;
+			}
+			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: the CPU bytes",
+				 chains[k][0], n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+			CHECK(name, img_is(&out, cpu.w, cpu.h, cpu.ch, cpu.data) &&
+					    (!c.side_bytes || !memcmp(c.side, cpu_side, c.side_bytes)));
+			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: input intact",
+				 chains[k][0], n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+			CHECK(name, !memcmp(in.data, ref, sizeof ref));
+			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: zero-copy where due",
+				 chains[k][0], n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+			CHECK(name, t.upload_in_place == in_place &&
+					    t.download_in_place == (ocl_host_unified(o) &&
+								    !(env && !strcmp(env, "0")) &&
+								    writers > 0));
+			ocl_host_free(o, out.data);
+		}
+		free(cpu.data);
+		chain_free(&c);
+	}
+done:
+	ocl_host_free(o, aligned);
+	free(raw);
+	ocl_close(o);
+}
+
 int main(void)
 {
 	test_parse_numbers();
@@ -1325,5 +1418,6 @@ int main(void)
 	test_convolve_ints();
 	test_limits();
 	test_messages();
+	test_pipeline_cl();
 	return failures ? 1 : 0;
 }

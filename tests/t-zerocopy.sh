@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: MIT
+# Zero-copy on devices whose memory is the host's (PoCL): the input is read in place, the
+# last image-writing stage writes the output image in place, the stages before it alternate
+# with one ordinary buffer (see src/pipeline.c). Chains with 0 to 4 image-writing stages,
+# with histograms (passthrough, side outputs) in front, in the middle and at the end, and
+# stages that grow or shrink the image, on odd sizes with 1-4 channels: the default
+# transfers and CLIMG_ZERO_COPY=0 (the copying path GPUs take; here on two of the sizes)
+# both give the --cpu bytes and histogram files, and --verify passes. The fault sweep of tests/t-hostile.sh runs both ways
+# too: a failure anywhere in a zero-copy run falls back to the CPU path with the same input.
+
+D=$T/zerocopy
+mkdir -p "$D"
+if ! "$CLIMG" --list-devices | grep -q '^0: '; then
+	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
+		echo "skipping zero-copy tests: no device and CLIMG_TEST_NO_OPENCL=1"
+		return 0 2>/dev/null || exit 0
+	fi
+	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
+fi
+
+# One chain a line: the number of image-writing stages (for 3 and 4 channels; grey passes
+# a grey image through), then the stages; H1 and H2 stand for histogram files.
+cat >"$D/chains" <<'EOF'
+0
+0 histogram:H1
+1 rotate:90
+1 histogram:H1 rotate:30
+1 rotate:30:nearest histogram:H1
+2 transpose histogram:H1 rotate:-30
+2 rotate:30 grey
+3 rotate:30 grey transpose
+3 histogram:H1 rotate:30 convolve:box transpose histogram:H2
+4 rotate:90 histogram:H1 convolve:gauss:sigma=1.5 rotate:30:crop grey:avg transpose
+EOF
+
+# zc_run OUT TAG CHAIN OPTION [VAR=VALUE]: runs the chain with one climg option and an
+# optional environment variable, its histogram files named after TAG; prints the exit
+# status.
+zc_run() {
+	_chain=$(echo "$3" | sed "s|H1|$D/$2-h1.csv|; s|H2|$D/$2-h2.csv|")
+	rm -f "$D/$2-h1.csv" "$D/$2-h2.csv"
+	# shellcheck disable=SC2086
+	env ${5:-} "$CLIMG" "$4" "$D/in.png" $_chain -o "$1" >/dev/null 2>"$D/$2.err"
+	echo $?
+}
+
+for size in 1x1 1x17 17x1 61x37; do
+	w=${size%x*}
+	h=${size#*x}
+	for ch in 1 2 3 4; do
+		"$IMGTOOL" make "$w" "$h" "$ch" noise:$((w * 13 + h * 5 + ch)) "$D/in.png"
+		while read -r k chain; do
+			what="$size ch=$ch k=$k: ${chain:-(no stage)}"
+			rc=$(zc_run "$D/cpu.png" cpu "$chain" --cpu)
+			[ "$rc" = 0 ] || bad "zero-copy: $what: --cpu exit $rc"
+			modes=default
+			# the copying path on two sizes (GPUs run it on all, tests/t-opencl.sh)
+			case $size in 1x1 | 61x37) modes="default copying" ;; esac
+			for mode in $modes; do
+				zc=""
+				[ $mode = copying ] && zc=0
+				rc=$(zc_run "$D/cl.png" cl "$chain" --device=0 CLIMG_ZERO_COPY=$zc)
+				if [ "$rc" = 0 ] && [ ! -s "$D/cl.err" ] && cmp -s "$D/cl.png" "$D/cpu.png"; then
+					ok
+				else
+					bad "zero-copy: $what, $mode transfers: not the CPU bytes (exit $rc)"
+					sed 's/^/    | /' "$D/cl.err" | head -n 3
+				fi
+				for f in h1 h2; do
+					[ -e "$D/cpu-$f.csv" ] || continue
+					if cmp -s "$D/cl-$f.csv" "$D/cpu-$f.csv"; then ok; else
+						bad "zero-copy: $what, $mode transfers: histogram $f differs"
+					fi
+				done
+			done
+			rc=$(zc_run "$D/v.png" v "$chain" --verify)
+			if [ "$rc" = 0 ] && cmp -s "$D/v.png" "$D/cpu.png"; then ok; else
+				bad "zero-copy: $what: --verify exit $rc"
+				sed 's/^/    | /' "$D/v.err" | head -n 3
+			fi
+		done <"$D/chains"
+	done
+done
+
+# Four transposes on the device give the input back, both ways.
+"$IMGTOOL" make 61 37 3 noise:3 "$D/in.png"
+expect_exit 0 "zero-copy: four transposes" "$CLIMG" --device 0 "$D/in.png" transpose transpose \
+	transpose transpose -o "$D/t4.png"
+same_pixels "zero-copy: four transposes give the input back" "$D/t4.png" "$D/in.png"
+expect_exit 0 "copying: four transposes" env CLIMG_ZERO_COPY=0 "$CLIMG" --device 0 "$D/in.png" \
+	transpose transpose transpose transpose -o "$D/t4c.png"
+same_pixels "copying: four transposes give the input back" "$D/t4c.png" "$D/in.png"
+
+# --time says what happened: on PoCL (host-unified memory) nothing is copied, unless
+# CLIMG_ZERO_COPY=0; then, and on a discrete GPU, both transfers have a rate.
+if "$CLIMG" --list-devices | grep -q '^0: .*Portable Computing Language'; then
+	expect_exit 0 "zero-copy --time" "$CLIMG" --device 0 "$D/in.png" rotate:90 --time -o "$D/t.png"
+	expect_stderr "zero-copy --time: upload" \
+		'^climg: time: upload +[0-9.]+ ms +zero-copy: the device reads the input in place$'
+	expect_stderr "zero-copy --time: download" \
+		'^climg: time: download +[0-9.]+ ms +zero-copy: the last stage wrote the output in place$'
+	expect_exit 0 "zero-copy --time=json" "$CLIMG" --device 0 "$D/in.png" rotate:90 --time=json
+	expect_stderr "zero-copy --time=json: upload" \
+		'"upload_ms": [0-9.]+, "upload_gbps": 0.00, "upload_zero_copy": true,'
+	expect_stderr "zero-copy --time=json: download" \
+		'"download_ms": [0-9.]+, "download_gbps": 0.00, "download_zero_copy": true,'
+	# a histogram's counts are still downloaded; with no image-writing stage the output is
+	# a copy of the input
+	expect_exit 0 "zero-copy --time with a histogram" "$CLIMG" --device 0 "$D/in.png" \
+		histogram:"$D/h.csv" rotate:90 --time
+	expect_stderr "zero-copy --time: side outputs copied" \
+		'^climg: time: download +[0-9.]+ ms +[0-9.]+ GB/s  zero-copy image; side outputs copied$'
+	expect_exit 0 "zero-copy --time, histogram only" "$CLIMG" --device 0 "$D/in.png" \
+		histogram:"$D/h.csv" --time
+	expect_stderr "histogram only: the output is a copy" '^climg: time: download +[0-9.]+ ms +[0-9.]+ GB/s$'
+	expect_exit 0 "CLIMG_ZERO_COPY=0 --time" env CLIMG_ZERO_COPY=0 "$CLIMG" --device 0 \
+		"$D/in.png" rotate:90 --time=json
+	expect_stderr "CLIMG_ZERO_COPY=0: both transfers copy" \
+		'"upload_zero_copy": false,.*"download_gbps": [0-9.]+, "download_zero_copy": false,'
+else
+	echo "skipping the zero-copy --time checks: device 0 is not PoCL"
+fi
