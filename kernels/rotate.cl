@@ -55,6 +55,17 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 	}                                                                               \
 }
 ROTATE_180_WORDS(rotate_180_c1, 1)
+
+// One channel and W a multiple of 16: each item reverses one group of 16 pixels with one
+// 16-byte load and store. Global (W / 16, H), rounded up to the local size.
+__kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, int W, int H)
+{
+	int g = get_global_id(0), y = get_global_id(1), G = W / 16;
+	if (g >= G || y >= H)
+		return;
+	uchar16 s = as_uchar16(in[(size_t)(H - 1 - y) * G + (G - 1 - g)]);
+	out[(size_t)y * G + g] = as_uint4(s.sfedcba9876543210);
+}
 ROTATE_180_WORDS(rotate_180_c2, 2)
 ROTATE_180_WORDS(rotate_180_c3, 3)
 ROTATE_180_WORDS(rotate_180_c4, 4)
@@ -68,10 +79,11 @@ ROTATE_180_WORDS(rotate_180_c4, 4)
 #define ONE ((long)1 << 30)
 
 // U and V of the mapping for output pixel (x, y): 2^31 (source position + 2^17), positive.
+// The products are 32 x 32 -> 64 bits (one instruction on some GPUs, not a 64-bit multiply).
 #define MAP_UV()                                                                         \
-	long dx = 2 * x + 1 - ow, dy = 2 * y + 1 - oh;                                   \
-	long U = ((long)(W - 1) << 30) + dx * C + dy * S + BIAS;                         \
-	long V = ((long)(H - 1) << 30) - dx * S + dy * C + BIAS
+	int dx = 2 * x + 1 - ow, dy = 2 * y + 1 - oh; /* |dx|, |dy| < 2^18 */              \
+	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
+	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
 __kernel void rotate_nearest(__global const uchar *in, __global uchar *out, int W, int H,
 			     int ch, int ow, int oh, int C, int S, uint bg)

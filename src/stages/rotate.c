@@ -351,6 +351,10 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		return remap_run_cl(c, "rotate", "rotate_90");
 	if (p->quarters == 3)
 		return remap_run_cl(c, "rotate", "rotate_270");
+	if (ch == 1 && W % 16 == 0)
+		return ocl_run(c->ocl, "rotate", "rotate_180_c1_16", (size_t)W / 16, (size_t)H, 0, 0,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+						   OCL_INT(H), OCL_END });
 	if (W % 4 == 0) {
 		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group
 		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
