@@ -26,6 +26,8 @@
 //                         rows into an int32 scratch buffer ...
 //   convolve_sep_v_cN     ... and the vertical pass from it to the output
 //   convolve_2d_cN        not separable without local memory, straight from global memory
+//   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 4 samples a
+//                         work-item from whole words, straight from global memory
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -397,6 +399,62 @@ static inline void d2(const int CH, __global const uchar *in, __global uchar *ou
 	out[o] = finish(acc, off, D, M, S);
 }
 
+// 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
+// each work-item computes 4 consecutive samples g .. g + 3 of row y as the 2-D sum
+// acc = sum k[dy][dx] in(x + dx, y + dy) in int32 (exact: the host checked 255 sum|k| and
+// built k = ky kx for a separable kernel), reading three whole words of each of the three
+// rows it needs (L1/L2 serve the overlap between neighbours); no local memory, no barrier.
+// Items whose words would leave the image take the border path sample by sample, as d2
+// does. Global (W * CH / 4, H).
+static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
+		      __global const int *w, int border, long off, long D, long M, int S)
+{
+	const int ns = W * CH, g = 4 * get_global_id(0), y = get_global_id(1);
+	if (g >= ns || y >= H)
+		return;
+	int a[4] = { 0, 0, 0, 0 };
+	if (y >= 1 && y + 1 < H && g >= 4 && g + 8 <= ns) {
+#pragma unroll
+		for (int dy = 0; dy < 3; dy++) {
+			__global const uint *p =
+				(__global const uint *)(in + (size_t)(y + dy - 1) * ns + g);
+			uchar b[12];
+			vstore4(as_uchar4(p[-1]), 0, b);
+			vstore4(as_uchar4(p[0]), 1, b);
+			vstore4(as_uchar4(p[1]), 2, b);
+			const int k0 = w[3 * dy], k1 = w[3 * dy + 1], k2 = w[3 * dy + 2];
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				a[i] += k0 * b[4 + i - CH] + k1 * b[4 + i] + k2 * b[4 + i + CH];
+		}
+	} else {
+		for (int i = 0; i < 4; i++) {
+			const int x = (g + i) / CH, c = (g + i) % CH;
+			for (int dy = 0; dy < 3; dy++) {
+				const int sy = border_map(y + dy - 1, H, border);
+				if (sy < 0)
+					continue;
+				__global const uchar *row = in + (size_t)sy * ns;
+				for (int dx = 0; dx < 3; dx++) {
+					const int sx = border_map(x + dx - 1, W, border);
+					if (sx >= 0)
+						a[i] += w[3 * dy + dx] * row[sx * CH + c];
+				}
+			}
+		}
+	}
+	__global const uchar *src = in + (size_t)y * ns + g;
+	uchar4 q = (uchar4)(finish(a[0], off, D, M, S), finish(a[1], off, D, M, S),
+			    finish(a[2], off, D, M, S), finish(a[3], off, D, M, S));
+	if (HAS_ALPHA(CH)) {
+		if ((g + 0) % CH == CH - 1) q.s0 = src[0];
+		if ((g + 1) % CH == CH - 1) q.s1 = src[1];
+		if ((g + 2) % CH == CH - 1) q.s2 = src[2];
+		if ((g + 3) % CH == CH - 1) q.s3 = src[3];
+	}
+	*(__global uint *)(out + (size_t)y * ns + g) = as_uint(q);
+}
+
 // The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
 // convolve_sep_tile's so that the host passes both the same arguments.
 #define CONVOLVE_KERNELS(CH)                                                                    \
@@ -426,6 +484,12 @@ static inline void d2(const int CH, __global const uchar *in, __global uchar *ou
 					   long off, long D, long M, int S)                     \
 	{                                                                                       \
 		sep_v(CH, in, mid, out, W, H, w, r, y0, rows, off, D, M, S);                    \
+	}                                                                                       \
+	__kernel void convolve_3x3_c##CH(__global const uchar *in, __global uchar *out, int W,  \
+					 int H, __global const int *w, int border, long off,    \
+					 long D, long M, int S)                                 \
+	{                                                                                       \
+		d3(CH, in, out, W, H, w, border, off, D, M, S);                                 \
 	}                                                                                       \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \
 					int H, __global const int *w, int r, int border,        \

@@ -120,8 +120,10 @@ check "device sobel-x on a ramp: the documented values" test "$("$IMGTOOL" dump 
 
 # ---- OpenCL against the CPU path, byte for byte ---------------------------------------------
 # --verify compares after every stage, so each chain checks each of its kernels on its own
-# input. Every chain starts from noise; CLIMG_CONVOLVE_PATH=global takes the paths without
-# local memory, CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path into strips of 5 rows.
+# input. Every chain starts from noise. Each runs three ways: as climg chooses (3x3 kernels
+# on rows of whole words take convolve_3x3: 68x21 always, the other sizes with 4 channels),
+# CLIMG_CONVOLVE_PATH=tile (the local-memory tiles) and =global (the paths without local
+# memory); CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path into strips of 5 rows.
 if "$CLIMG" --list-devices | grep -q '^0: '; then
 	printf '0.5 -1.25 0 1 0.125\n1 2.75 -0.5 0.25 1\n0 1 3 1 0\n-1 0.5 0.75 2 1\n0.125 0 1 -1 0.5\n' >"$D/k5.txt"
 	CHAINS="convolve:box convolve:sharpen convolve:gauss convolve:sobel-x:bias=128 convolve:emboss convolve:identity convolve:edge:bias=64:border=reflect convolve:sobel-y:bias=128:border=wrap
@@ -135,10 +137,12 @@ grey convolve:sobel-x:bias=128 rotate:90 convolve:emboss:border=wrap transpose c
 		for ch in 1 2 3 4; do
 			img="$D/v-$size-$ch.png"
 			"$IMGTOOL" make "$w" "$h" "$ch" noise:$((w * 7 + h * 3 + ch)) "$img"
-			for path in tile global; do
+			for path in auto tile global; do
+				hook=$path
+				[ "$path" = auto ] && hook=
 				echo "$CHAINS" | while read -r chain; do
 					# shellcheck disable=SC2086
-					CLIMG_CONVOLVE_PATH=$path CLIMG_CONVOLVE_STRIP=5 "$CLIMG" "$img" $chain --verify -o "$D/v.png" >"$D/v.out" 2>&1
+					CLIMG_CONVOLVE_PATH=$hook CLIMG_CONVOLVE_STRIP=5 "$CLIMG" "$img" $chain --verify -o "$D/v.png" >"$D/v.out" 2>&1
 					echo "$? $path $chain"
 					[ -s "$D/v.out" ] && sed 's/^/    | /' "$D/v.out"
 				done >"$D/results"

@@ -62,8 +62,10 @@
 // 16 MiB; |bias| <= 1000000.
 //
 // Test-only hooks (not user options): CLIMG_CONVOLVE_PATH=global makes run_cl take the
-// paths that use no local memory; CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the
-// two-pass path, so tests reach several strips on small images.
+// paths that use no local memory other than the 3 x 3 word path, =tile the local-memory tile
+// paths where they fit (any non-empty value keeps the 3 x 3 word path out);
+// CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path, so tests reach
+// several strips on small images.
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -1428,6 +1430,50 @@ done:
 	return rc;
 }
 
+// Whether convolve_3x3_cN takes the image: a 3 x 3 kernel whose 2-D integers keep the
+// int32 bound (255 sum|k| <= 2^31 - 1; for a separable kernel k = ky kx, sum|k| =
+// sum|ky| sum|kx|), rows that start on a word, and no CLIMG_CONVOLVE_PATH test hook.
+static bool words_3x3(const struct convolve_params *p, int W, int ch)
+{
+	const char *force = getenv("CLIMG_CONVOLVE_PATH");
+	int64_t sum = 0, sx = 0, sy = 0;
+	if (p->n != 3 || ((int64_t)W * ch) % 4 || (force && *force))
+		return false;
+	if (p->separable) {
+		for (int i = 0; i < 3; i++) {
+			sx += p->w[i] < 0 ? -(int64_t)p->w[i] : p->w[i];
+			sy += p->w[3 + i] < 0 ? -(int64_t)p->w[3 + i] : p->w[3 + i];
+		}
+		return 255 * sx * sy <= INT32_BOUND; // sx, sy < 2^31 / 255 (the parse bounds)
+	}
+	for (int i = 0; i < 9; i++)
+		sum += p->w[i] < 0 ? -(int64_t)p->w[i] : p->w[i];
+	return 255 * sum <= INT32_BOUND;
+}
+
+// Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): 4 samples a work-item.
+static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
+{
+	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
+	int32_t k[9];
+	struct ocl_buf *wbuf = NULL;
+	char kernel[32];
+	int rc = -1;
+	for (int dy = 0; dy < 3; dy++)
+		for (int dx = 0; dx < 3; dx++)
+			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
+	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
+	wbuf = ocl_buf_new(c->ocl, sizeof k);
+	if (wbuf && ocl_upload(c->ocl, wbuf, k, sizeof k) == 0)
+		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch / 4, (size_t)H, 0, 0,
+		             (struct ocl_arg[]){
+		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+		                 OCL_BUF(wbuf), OCL_INT(p->border), OCL_LONG(p->off),
+		                 OCL_LONG(p->D), OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_END});
+	ocl_buf_free(wbuf); // released by OpenCL once the queued kernel is done with it
+	return rc;
+}
+
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct convolve_params *p = params;
@@ -1439,6 +1485,8 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	char kernel[32];
 	int tw, th, rc = -1;
 
+	if (words_3x3(p, W, ch))
+		return run_3x3(p, c);
 	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
