@@ -6,9 +6,9 @@
 #include "../ocl.h"
 #include "../par.h"
 
-// Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TP and
-// REMAP_RY_FAST there.
-enum { REMAP_T = 32, REMAP_RY = 8 };
+// Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TP,
+// REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
+enum { REMAP_T = 32, REMAP_RY = 8, REMAP_CPU_TX = 256, REMAP_CPU_TY = 64 };
 
 struct remap_job {
 	const struct img *in, *out;
@@ -57,10 +57,17 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 {
 	size_t wo = (size_t)c->gout.w, ho = (size_t)c->gout.h;
 	int ch = c->gin.ch;
+	char fast[64];
+	if (ocl_cpu_kernels(c->ocl)) {
+		// one tile a work-group (kernels/remap.clh)
+		snprintf(fast, sizeof fast, "%s_cpu_c%d", name, ch);
+		return ocl_run(c->ocl, program, fast, up_div(wo, REMAP_CPU_TX),
+			       up_div(ho, REMAP_CPU_TY), 1, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
+						   OCL_INT(c->gin.w), OCL_INT(c->gin.h), OCL_END });
+	}
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
 		size_t tp = ch == 1 ? 128 : 64, ry = ch == 1 ? 8 : 16;
-		char fast[64];
-		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
 		return ocl_run(c->ocl, program, fast, up_div(wo, tp) * (tp / 4), up_div(ho, tp) * ry,
 			       tp / 4, ry,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
