@@ -68,6 +68,7 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 	}
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
 		size_t tp = ch == 1 ? 128 : 64, ry = ch == 1 ? 8 : 16;
+		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
 		return ocl_run(c->ocl, program, fast, up_div(wo, tp) * (tp / 4), up_div(ho, tp) * ry,
 			       tp / 4, ry,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
