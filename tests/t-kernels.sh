@@ -22,7 +22,4 @@ for kf_family in cpu gpu; do
 		bad "tests/kernels $kf_family: exited $kf_rc"
 		tail -n 5 "$T/kernels-$kf_family.out"
 	fi
-	# every check ran: 1 family check, then per size and channel count 7 chains and 1 uniform
-	kf_n=$(grep -c '^\(PASS\|FAIL\) ' "$T/kernels-$kf_family.out")
-	if [ "$kf_n" = $((1 + 12 * 4 * 8)) ]; then ok; else bad "tests/kernels $kf_family: $kf_n checks, not $((1 + 12 * 4 * 8))"; fi
 done
