@@ -194,8 +194,8 @@ install: climg
 	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
 
 clean:
-	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec tests/kernels \
-		tools/bench \
+	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec \
+		tests/kernels tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
 # Keep intermediate objects (the fuzz replay objects come through a pattern chain): make would
@@ -204,5 +204,5 @@ clean:
 
 .PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
 	FORCE
--include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d $(B)/tests/kernels.d \
-	$(B)/tools/bench.d $(B)/tests/fuzz/*.d
+-include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
+	$(B)/tests/kernels.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

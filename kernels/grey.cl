@@ -74,12 +74,16 @@ __kernel void grey_cpu_c3(__global const uchar *in, __global uchar *out, uint np
 	for (; p + 16 <= p1; p += 16) {
 		__global const uint4 *s = (__global const uint4 *)(in + p * 3);
 		uchar16 a = as_uchar16(s[0]), b = as_uchar16(s[1]), c = as_uchar16(s[2]);
-		uint16 r = convert_uint16((uchar16)(a.s0, a.s3, a.s6, a.s9, a.sc, a.sf, b.s2, b.s5,
-						    b.s8, b.sb, b.se, c.s1, c.s4, c.s7, c.sa, c.sd));
-		uint16 g = convert_uint16((uchar16)(a.s1, a.s4, a.s7, a.sa, a.sd, b.s0, b.s3, b.s6,
-						    b.s9, b.sc, b.sf, c.s2, c.s5, c.s8, c.sb, c.se));
-		uint16 bl = convert_uint16((uchar16)(a.s2, a.s5, a.s8, a.sb, a.se, b.s1, b.s4, b.s7,
-						     b.sa, b.sd, c.s0, c.s3, c.s6, c.s9, c.sc, c.sf));
+		// pixel k's channel q is byte 3 k + q of a, b, c
+		uint16 r = convert_uint16((uchar16)(a.s0, a.s3, a.s6, a.s9, a.sc, a.sf, b.s2,
+						    b.s5, b.s8, b.sb, b.se, c.s1, c.s4, c.s7,
+						    c.sa, c.sd));
+		uint16 g = convert_uint16((uchar16)(a.s1, a.s4, a.s7, a.sa, a.sd, b.s0, b.s3,
+						    b.s6, b.s9, b.sc, b.sf, c.s2, c.s5, c.s8,
+						    c.sb, c.se));
+		uint16 bl = convert_uint16((uchar16)(a.s2, a.s5, a.s8, a.sb, a.se, b.s1, b.s4,
+						     b.s7, b.sa, b.sd, c.s0, c.s3, c.s6, c.s9,
+						     c.sc, c.sf));
 		uint16 y = wr ? ((uint)wr * r + (uint)wg * g + (uint)wb * bl + 16384u) >> 15
 			      : (r + g + bl + 1u) / 3u;
 		*(__global uint4 *)(out + p) = as_uint4(convert_uchar16(y));

@@ -113,8 +113,8 @@ int main(int argc, char **argv)
 	for (size_t s = 0; s < NSIZES; s++) {
 		for (int ch = 1; ch <= 4; ch++) {
 			struct img im;
-			if (image_make(&im, sizes[s].w, sizes[s].h, ch,
-				       (uint32_t)(sizes[s].w * 131 + sizes[s].h * 7 + ch), false) < 0)
+			uint32_t seed = (uint32_t)(sizes[s].w * 131 + sizes[s].h * 7 + ch);
+			if (image_make(&im, sizes[s].w, sizes[s].h, ch, seed, false) < 0)
 				goto fail;
 			for (size_t k = 0; k < NCHAINS; k++) {
 				snprintf(name, sizeof name, "kernels %s %dx%dx%d:", argv[1], im.w,
@@ -128,8 +128,8 @@ int main(int argc, char **argv)
 			// one value everywhere: one histogram bin takes every count
 			if (image_make(&im, sizes[s].w, sizes[s].h, ch, 1, true) < 0)
 				goto fail;
-			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram", argv[1],
-				 im.w, im.h, ch);
+			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram",
+				 argv[1], im.w, im.h, ch);
 			verify(o, &im, (const char *const[]){ "histogram", NULL }, name);
 			free(im.data);
 		}

@@ -1091,12 +1091,14 @@ static const char usage_text[] =
 static bool list_has(const char *list, const char *token)
 {
 	size_t n = strlen(token);
-	for (const char *p = list; *p; p += strcspn(p, ",")) {
-		p += *p == ',';
-		if (!strncmp(p, token, n) && (p[n] == ',' || p[n] == '\0'))
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, token, n))
 			return true;
+		p += len;
+		if (!*p)
+			return false;
 	}
-	return false;
 }
 
 // Whether row r is measured: every row, or those --only names.
@@ -1118,7 +1120,7 @@ static int only_check(const char *list)
 		if (r == NROWS) {
 			fprintf(stderr, "bench: --only: '%.*s' is not a stage row; the rows are:", (int)n,
 				p);
-			for (r = 0; r < NROWS; r++) { // each token once: the RGB rows name them all
+			for (r = 0; r < NROWS; r++) { // each token once
 				bool seen = false;
 				for (size_t q = 0; q < r; q++)
 					seen = seen || !strcmp(rows[q].token, rows[r].token);

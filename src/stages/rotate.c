@@ -358,9 +358,8 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		// rotate_180_cpu_cN: ROTATE_180_CPU_PX pixels a work-item, one a work-group
 		static const char *const name[] = { NULL, "rotate_180_cpu_c1", "rotate_180_cpu_c2",
 						     "rotate_180_cpu_c3", "rotate_180_cpu_c4" };
-		size_t n = (size_t)W * (size_t)H;
-		return ocl_run(c->ocl, "rotate", name[ch], (n + ROTATE_180_CPU_PX - 1) / ROTATE_180_CPU_PX,
-			       1, 1, 1,
+		size_t items = ((size_t)W * (size_t)H + ROTATE_180_CPU_PX - 1) / ROTATE_180_CPU_PX;
+		return ocl_run(c->ocl, "rotate", name[ch], items, 1, 1, 1,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
 						   OCL_INT(H), OCL_END });
 	}
