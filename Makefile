@@ -61,8 +61,8 @@ $(B)/kernels.o: $(B)/kernels.c
 # without libFuzzer, so the suite replays them with gcc too.
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
-TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/failwrite.so \
-                $(OUT)tests/fakeicd.so $(REPLAY_BINS)
+TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/kernels \
+                $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -91,9 +91,14 @@ $(OUT)tests/codec: $(B)/tests/codec.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Both kernel families of the stages that have two, against the CPU path (tests/t-kernels.sh).
+$(OUT)tests/kernels: $(B)/tests/kernels.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
 	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
-	CODEC=$(OUT)tests/codec BENCH=$(OUT)tools/bench \
+	CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
 	FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
 	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
@@ -138,7 +143,8 @@ check-asan:
 	rm -rf build-asan/reports && mkdir -p build-asan/reports
 	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
-		CODEC=build-asan/tests/codec BENCH=build-asan/tools/bench \
+		CODEC=build-asan/tests/codec KERNELS=build-asan/tests/kernels \
+		BENCH=build-asan/tools/bench \
 		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
 		sh tests/run.sh
 	@if [ -n "$$(ls build-asan/reports)" ]; then \
@@ -188,7 +194,8 @@ install: climg
 	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
 
 clean:
-	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec tools/bench \
+	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec \
+		tests/kernels tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
 # Keep intermediate objects (the fuzz replay objects come through a pattern chain): make would
@@ -198,4 +205,4 @@ clean:
 .PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
 	FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
-	$(B)/tools/bench.d $(B)/tests/fuzz/*.d
+	$(B)/tests/kernels.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

@@ -72,3 +72,44 @@ HISTOGRAM_KERNEL(1)
 HISTOGRAM_KERNEL(2)
 HISTOGRAM_KERNEL(3)
 HISTOGRAM_KERNEL(4)
+
+// ---- CPU devices ------------------------------------------------------------------------
+// histogram_cpu_1 .. histogram_cpu_4: work-item g counts bytes [g S, g S + S) of the image
+// (S = slice, a multiple of 48 that the host picks; a work-group is one work-item) into
+// private sub-histograms with plain increments, 48 bytes (a whole number of pixels for any
+// channel count) at a time, then adds its non-zero bins to hist with one global atomic_add
+// each. Consecutive pixels take turns over HIST_CPU_COPIES(CH) copies of the CH histograms,
+// so that a run of equal values (a uniform area) is not one long chain of increments of one
+// word. Byte i belongs to channel i % CH; a slice starts at a multiple of 48, so byte j of a
+// 48-byte step is in channel j % CH. Global ceil(w * h * CH / S).
+#define HIST_CPU_COPIES(CH) ((CH) == 1 ? 4 : (CH) == 4 ? 1 : 2)
+#define HISTOGRAM_CPU_KERNEL(CH)                                                         \
+	__kernel void histogram_cpu_##CH(__global const uchar *in, int w, int h,           \
+					 __global uint *hist, uint hist_off, uint slice)   \
+	{                                                                                \
+		const int C = HIST_CPU_COPIES(CH), NB = CH * 256;                        \
+		uint sub[HIST_CPU_COPIES(CH) * CH * 256];                                \
+		ulong n = (ulong)w * (ulong)h * CH, b = get_global_id(0) * (ulong)slice;   \
+		ulong b1 = min(b + slice, n);                                            \
+		for (int i = 0; i < C * NB; i++)                                         \
+			sub[i] = 0;                                                      \
+		for (; b + 48 <= b1; b += 48) {                                          \
+			__global const uchar *p = in + b;                                \
+			_Pragma("unroll") for (int j = 0; j < 48; j++)                   \
+				sub[((j / CH) % C * CH + j % CH) * 256 + p[j]]++;        \
+		}                                                                        \
+		for (; b < b1; b++)                                                      \
+			sub[(b % CH) * 256 + in[b]]++;                                   \
+		for (int bin = 0; bin < NB; bin++) {                                     \
+			uint sum = 0;                                                    \
+			for (int c = 0; c < C; c++)                                      \
+				sum += sub[c * NB + bin];                                \
+			if (sum)                                                         \
+				atomic_add(&hist[hist_off + bin], sum);                  \
+		}                                                                        \
+	}
+
+HISTOGRAM_CPU_KERNEL(1)
+HISTOGRAM_CPU_KERNEL(2)
+HISTOGRAM_CPU_KERNEL(3)
+HISTOGRAM_CPU_KERNEL(4)

@@ -4,6 +4,8 @@
 // rotate_bilinear): both specified in src/stages/rotate.c, whose CPU code this matches byte
 // for byte. W, H, ch describe the input. rotate_90 / rotate_270 take any size (the output is
 // H x W); the _cN kernels need the sides to be multiples of 4 and an image of N channels.
+// The _cpu_cN kernels (any size, N channels) are for CPU devices (see kernels/cpu.clh).
+#include "cpu.clh"
 #include "remap.clh"
 
 REMAP_BYTES(rotate_90, 1)
@@ -16,6 +18,14 @@ REMAP_WORDS(rotate_270_c1, 1, 2, REMAP_TX(1), REMAP_TY(1), REMAP_RY_FAST(1))
 REMAP_WORDS(rotate_270_c2, 2, 2, REMAP_TX(2), REMAP_TY(2), REMAP_RY_FAST(2))
 REMAP_WORDS(rotate_270_c3, 3, 2, REMAP_TX(3), REMAP_TY(3), REMAP_RY_FAST(3))
 REMAP_WORDS(rotate_270_c4, 4, 2, REMAP_TX(4), REMAP_TY(4), REMAP_RY_FAST(4))
+REMAP_CPU(rotate_90_cpu_c1, 1, 1)
+REMAP_CPU(rotate_90_cpu_c2, 2, 1)
+REMAP_CPU(rotate_90_cpu_c3, 3, 1)
+REMAP_CPU(rotate_90_cpu_c4, 4, 1)
+REMAP_CPU(rotate_270_cpu_c1, 1, 2)
+REMAP_CPU(rotate_270_cpu_c2, 2, 2)
+REMAP_CPU(rotate_270_cpu_c3, 3, 2)
+REMAP_CPU(rotate_270_cpu_c4, 4, 2)
 
 // 180 degrees reverses the pixel order of the whole (row-major, unpadded) image:
 // out pixel i = in pixel W*H-1-i. Any size: one work-item per pixel, global (W, H).
@@ -69,6 +79,47 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 ROTATE_180_WORDS(rotate_180_c2, 2)
 ROTATE_180_WORDS(rotate_180_c3, 3)
 ROTATE_180_WORDS(rotate_180_c4, 4)
+
+// For CPU devices, any size: work-item g writes output pixels [g P, g P + P) of the n = W*H
+// (P = ROTATE_180_CPU_PX), in groups of 16 bytes (16, 8 or 4 pixels; 3 channels: 16 pixels,
+// 48 bytes) whose pixels it reads as one group from the mirrored place and reverses in
+// registers; the pixels after the last whole group one at a time. Global ceil(n / P).
+#define ROTATE_180_CPU_PX 16384
+#define ROTATE_180_CPU(NAME, CH, GROUP_PX)                                               \
+__kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H)           \
+{                                                                                       \
+	size_t n = (size_t)W * H, i = get_global_id(0) * (size_t)ROTATE_180_CPU_PX;     \
+	size_t i1 = min(i + ROTATE_180_CPU_PX, n);                                      \
+	for (; i + GROUP_PX <= i1; i += GROUP_PX)                                       \
+		ROTATE_180_REVERSE##CH(in + (n - i - GROUP_PX) * CH, out + i * CH);     \
+	for (; i < i1; i++)                                                             \
+		for (int c = 0; c < CH; c++)                                            \
+			out[i * CH + c] = in[(n - 1 - i) * CH + c];                     \
+}
+// One group: the pixels at s, reversed, to d.
+#define ROTATE_180_REVERSE1(s, d) CPU_ST16(CPU_LD16(s).sfedcba9876543210, (d))
+#define ROTATE_180_REVERSE2(s, d) CPU_ST16(as_uchar16(as_ushort8(CPU_LD16(s)).s76543210), (d))
+#define ROTATE_180_REVERSE4(s, d) CPU_ST16(as_uchar16(as_uint4(CPU_LD16(s)).s3210), (d))
+#define ROTATE_180_REVERSE3(s, d) rotate_180_reverse3((s), (d))
+// 3 channels: out byte j of the 48 is in byte 3 (15 - j / 3) + j % 3 (a, b, c: in bytes
+// 0-15, 16-31, 32-47).
+void rotate_180_reverse3(__global const uchar *s, __global uchar *d)
+{
+	uchar16 a = CPU_LD16(s), b = CPU_LD16(s + 16), c = CPU_LD16(s + 32);
+	CPU_ST16((uchar16)(c.sd, c.se, c.sf, c.sa, c.sb, c.sc, c.s7, c.s8, c.s9, c.s4, c.s5,
+			   c.s6, c.s1, c.s2, c.s3, b.se),
+		 d);
+	CPU_ST16((uchar16)(b.sf, c.s0, b.sb, b.sc, b.sd, b.s8, b.s9, b.sa, b.s5, b.s6, b.s7,
+			   b.s2, b.s3, b.s4, a.sf, b.s0),
+		 d + 16);
+	CPU_ST16((uchar16)(b.s1, a.sc, a.sd, a.se, a.s9, a.sa, a.sb, a.s6, a.s7, a.s8, a.s3,
+			   a.s4, a.s5, a.s0, a.s1, a.s2),
+		 d + 32);
+}
+ROTATE_180_CPU(rotate_180_cpu_c1, 1, 16)
+ROTATE_180_CPU(rotate_180_cpu_c2, 2, 8)
+ROTATE_180_CPU(rotate_180_cpu_c3, 3, 16)
+ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
 
 // ---- any angle: the mapping of src/stages/rotate.c ------------------------------------------
 // ow x oh is the output; C, S = round(2^30 cos A), round(2^30 sin A); bg holds the background

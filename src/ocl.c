@@ -62,6 +62,7 @@ struct ocl {
 	size_t nevents, events_cap;
 	struct ocl_pinned *pinned; // live ocl_host_alloc blocks
 	bool cache_on;             // the program binary cache (ocl_set_cache); on by default
+	bool cpu_kernels;          // the stages' CPU kernel variants (ocl_cpu_kernels)
 	bool cache_ready;          // cache_dir and cache_id were looked up
 	char *cache_dir;           // the cache directory, NULL when there is none to use
 	char *cache_id;            // the device identity part of every cache key
@@ -542,6 +543,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	char *dname = NULL, *pname = NULL;
 	size_t n = 0, pick = 0, items[16] = {0};
 	cl_bool available = CL_FALSE;
+	cl_device_type type = 0;
 	unsigned long long fault_max_alloc;
 	int none = 0;
 	cl_int e = CL_SUCCESS;
@@ -562,6 +564,9 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	o->platform = devs[pick].platform;
 	o->device = devs[pick].device;
 	o->cache_on = true;
+	if (device_type(o->device, &type) < 0)
+		goto fail;
+	o->cpu_kernels = (type & CL_DEVICE_TYPE_CPU) != 0;
 	if (!(dname = info_str(NULL, o->device, CL_DEVICE_NAME)) ||
 	    !(pname = info_str(o->platform, NULL, CL_PLATFORM_NAME)))
 		goto fail;
@@ -705,6 +710,16 @@ int ocl_about(const struct ocl *o, struct ocl_about *a)
 	free(driver);
 	free(version);
 	return 0;
+}
+
+bool ocl_cpu_kernels(const struct ocl *o)
+{
+	return o->cpu_kernels;
+}
+
+void ocl_set_cpu_kernels(struct ocl *o, bool on)
+{
+	o->cpu_kernels = on;
 }
 
 // ---- profiling -----------------------------------------------------------------------------

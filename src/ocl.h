@@ -40,6 +40,15 @@ struct ocl_about {
 };
 int ocl_about(const struct ocl *o, struct ocl_about *a);
 
+// Which of a stage's kernels run: true for the variants written for CPU devices (a CPU
+// driver such as PoCL runs a work-group as loops over its work-items, so they give each
+// work-item a large piece of the image and use no __local tiles, barriers or local atomics),
+// false for the GPU ones. ocl_open sets it from the device's type: true for
+// CL_DEVICE_TYPE_CPU. Both families give the same bytes on any device; tests and the
+// benchmark override the choice with ocl_set_cpu_kernels to run either one anywhere.
+bool ocl_cpu_kernels(const struct ocl *o);
+void ocl_set_cpu_kernels(struct ocl *o, bool on);
+
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
 // On a build failure err names the program and ocl_build_log() holds the device's log.
 // With the program binary cache on, a program built once is loaded from its cached device

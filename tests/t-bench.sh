@@ -57,6 +57,23 @@ for size in 1x1 1x19 19x1; do
 	check "bench $size rotate:90 row" grep -Eq "^\| \`rotate:90\` \| grey \| ${size#*x}x${size%x*}x1 \| " "$T/out"
 done
 
+# --only measures just the rows named (on both images), --kernels picks the family; both
+# families' outputs are checked against the CPU path.
+for kind in cpu gpu; do
+	expect_exit 0 "bench --only --kernels $kind" "$BENCH" --size 37x61 --reps 20 --verify --no-cli \
+		--no-opencv --only rotate:90,histogram --kernels "$kind"
+	check "bench --kernels $kind is reported" grep -q "^| kernels | the variants for .* (--kernels $kind) |$" "$T/out"
+	check "bench --only: rotate:90 on RGB" grep -q '^| `rotate:90` | RGB | 61x37x3 |' "$T/out"
+	check "bench --only: histogram on grey" grep -q '^| `histogram` | grey | 37x61x1 |' "$T/out"
+	check "bench --only: 4 rows" test "$(grep -c '^| `' "$T/out")" = 4
+done
+check "bench without --kernels picks by type" sh -c "'$BENCH' --size 8x8 --reps 20 --no-cli --no-opencv --only grey | grep -q '^| kernels | the variants for .* (by the device.s type) |\$'"
+expect_exit 2 "bench --only with an unknown row" "$BENCH" --only rotate:90,rotate:45
+expect_stderr "bench --only names the row and lists them" "^bench: --only: 'rotate:45' is not a stage row; the rows are: grey,rotate:90,rotate:180,"
+expect_exit 2 "bench --only with an empty item" "$BENCH" --only grey,
+expect_exit 2 "bench --kernels other" "$BENCH" --kernels fpga
+expect_stderr "bench --kernels message" "^bench: --kernels must be auto, cpu or gpu, not 'fpga'$"
+
 # Past the budget every stage is skipped, listed and noted, and it still succeeds.
 expect_exit 0 "bench over budget" "$BENCH" --size 8x8 --budget 0.001 --no-cli --no-opencv
 check "bench over budget: rows marked" grep -q '^| `rotate:90` | RGB | 8x8x3 | .* | skipped (budget) |$' "$T/out"

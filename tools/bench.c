@@ -15,6 +15,12 @@
 //                        0: no limit; see "Budget" below)
 //     --verify           also compare every stage's device output with its CPU reference,
 //                        byte for byte (the CPU path is single-threaded: slow at 8K)
+//     --only LIST        measure only the stage rows whose token is in LIST, comma-separated
+//                        (e.g. rotate:90,grey; both images where the row has both); the
+//                        copy, the transfers, the whole commands and OpenCV are as usual
+//     --kernels KIND     the stages' kernel variants: auto (default: those for the device's
+//                        type, as climg picks), cpu or gpu (see ocl_cpu_kernels); the whole
+//                        commands run climg, which always picks by type
 //     --no-cli           skip the whole commands
 //     --no-opencv        skip the OpenCV comparison
 //     --climg PATH       the climg binary the whole commands run (default ./climg)
@@ -148,6 +154,8 @@ static const struct {
 
 struct options {
 	const char *device, *climg, *opencv, *python;
+	const char *only; // --only: comma-separated row tokens, NULL for every row
+	int kernels;      // --kernels: 0 auto, 1 cpu, 2 gpu
 	int w, h, reps; // reps 0: adaptive
 	double budget_s; // 0: no limit
 	bool verify, no_cli, no_opencv;
@@ -894,7 +902,8 @@ static double climg_wall_ms(const struct bench *b, size_t i)
 
 static void report_head(const struct bench *b)
 {
-	char date[64] = "?", commit[64], load[64] = "?", runs[96];
+	char date[64] = "?", commit[64], load[64] = "?", runs[96], kbuf[96];
+	const char *kernels;
 	double l1, l5, l15;
 	time_t t = time(NULL);
 	struct tm tm;
@@ -908,6 +917,13 @@ static void report_head(const struct bench *b)
 			snprintf(load, sizeof load, "%.2f %.2f %.2f", l1, l5, l15);
 		fclose(f);
 	}
+	kernels = ocl_cpu_kernels(b->ocl) ? "the variants for CPU devices" : "the variants for GPUs";
+	if (b->opt->kernels)
+		snprintf(kbuf, sizeof kbuf, "%s (--kernels %s)", kernels,
+			 b->opt->kernels == 1 ? "cpu" : "gpu");
+	else
+		snprintf(kbuf, sizeof kbuf, "%s (by the device's type)", kernels);
+	kernels = kbuf;
 	if (b->opt->reps)
 		snprintf(runs, sizeof runs, "%d runs", b->opt->reps);
 	else
@@ -919,13 +935,14 @@ static void report_head(const struct bench *b)
 	       "| commit | %s |\n"
 	       "| device | %s, %s, %s |\n"
 	       "| driver | %s |\n"
+	       "| kernels | %s |\n"
 	       "| host | %ld CPUs online, load average %s at the end |\n"
 	       "| images | %dx%d RGB (%.1f MB) and grey (%.1f MB), generated |\n"
 	       "| timing | device time from OpenCL profiling events; median of %s after 1 "
 	       "warm-up run (2 under %.0f ms) |\n"
 	       "| GB/s | (bytes read + bytes written) / time, 1 GB = 10^9 bytes |\n\n",
 	       date, commit, ocl_device_name(b->ocl), b->about.type, b->about.version,
-	       b->about.driver, sysconf(_SC_NPROCESSORS_ONLN), load, b->rgb.w, b->rgb.h,
+	       b->about.driver, kernels, sysconf(_SC_NPROCESSORS_ONLN), load, b->rgb.w, b->rgb.h,
 	       (double)img_bytes(&b->rgb) / 1e6, (double)img_bytes(&b->grey) / 1e6, runs,
 	       WARMUP2_MS);
 }
@@ -1065,9 +1082,59 @@ static int report(const struct bench *b)
 
 static const char usage_text[] =
 	"usage: tools/bench [-d SPEC] [--size WxH] [--reps N] [--budget S] [--verify]\n"
-	"                   [--no-cli] [--no-opencv] [--climg PATH] [--opencv PATH] [--python PATH]\n"
+	"                   [--only TOKEN,...] [--kernels auto|cpu|gpu] [--no-cli] [--no-opencv]\n"
+	"                   [--climg PATH] [--opencv PATH] [--python PATH]\n"
 	"Benchmarks climg's kernels and transfers on one OpenCL device (default: $CLIMG_DEVICE)\n"
 	"and prints markdown tables; see the top of tools/bench.c and docs/BENCHMARKS.md.\n";
+
+// Whether token is one of the comma-separated items of list.
+static bool list_has(const char *list, const char *token)
+{
+	size_t n = strlen(token);
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, token, n))
+			return true;
+		p += len;
+		if (!*p)
+			return false;
+	}
+}
+
+// Whether row r is measured: every row, or those --only names.
+static bool row_wanted(const struct options *o, size_t r)
+{
+	return !o->only || list_has(o->only, rows[r].token);
+}
+
+// Checks --only's list: every item must be the token of a row. 0, or 2 after a message
+// that lists the rows.
+static int only_check(const char *list)
+{
+	const char *p = list;
+	for (;;) {
+		size_t n = strcspn(p, ","), r;
+		for (r = 0; r < NROWS; r++)
+			if (strlen(rows[r].token) == n && !strncmp(rows[r].token, p, n))
+				break;
+		if (r == NROWS) {
+			fprintf(stderr, "bench: --only: '%.*s' is not a stage row; the rows are:", (int)n,
+				p);
+			for (r = 0; r < NROWS; r++) { // each token once
+				bool seen = false;
+				for (size_t q = 0; q < r; q++)
+					seen = seen || !strcmp(rows[q].token, rows[r].token);
+				if (!seen)
+					fprintf(stderr, "%s%s", r ? "," : " ", rows[r].token);
+			}
+			fprintf(stderr, "\n");
+			return 2;
+		}
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
 
 // Parses argv into o. Returns 0, or the exit status after printing help or a usage error
 // (-1 for help: exit 0).
@@ -1087,6 +1154,18 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->no_opencv = true;
 		} else if (v && (!strcmp(a, "-d") || !strcmp(a, "--device"))) {
 			o->device = argv[++i];
+		} else if (v && !strcmp(a, "--only")) {
+			if (only_check(v) != 0)
+				return 2;
+			o->only = argv[++i];
+		} else if (v && !strcmp(a, "--kernels")) {
+			if (strcmp(v, "auto") && strcmp(v, "cpu") && strcmp(v, "gpu")) {
+				fprintf(stderr, "bench: --kernels must be auto, cpu or gpu, not '%s'\n",
+					v);
+				return 2;
+			}
+			o->kernels = !strcmp(v, "cpu") ? 1 : !strcmp(v, "gpu") ? 2 : 0;
+			i++;
 		} else if (v && !strcmp(a, "--climg")) {
 			o->climg = argv[++i];
 		} else if (v && !strcmp(a, "--opencv")) {
@@ -1172,6 +1251,8 @@ int main(int argc, char **argv)
 	if (!(b.ocl = ocl_open(opt.device && *opt.device ? opt.device : NULL, NULL)) ||
 	    ocl_profile(b.ocl) < 0 || ocl_about(b.ocl, &b.about) < 0)
 		goto done;
+	if (opt.kernels)
+		ocl_set_cpu_kernels(b.ocl, opt.kernels == 1);
 	fprintf(stderr, "bench: %s; %dx%d images; budget %g s (0: none)\n", ocl_device_name(b.ocl),
 		opt.w, opt.h, opt.budget_s);
 	if (image_make(&b.rgb, opt.w, opt.h, 3, 1) < 0 ||
@@ -1186,7 +1267,7 @@ int main(int argc, char **argv)
 	if (bench_copy(&b) < 0 || bench_transfers(&b) < 0)
 		goto done;
 	for (size_t r = 0; r < NROWS; r++) // the byte-moving stages first
-		if (rows[r].kind == BYTES && bench_row(&b, r) < 0)
+		if (rows[r].kind == BYTES && row_wanted(&opt, r) && bench_row(&b, r) < 0)
 			goto done;
 	if (!opt.no_cli || !opt.no_opencv) {
 		snprintf(dir, sizeof dir, "%s/climg-bench.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -1199,7 +1280,7 @@ int main(int argc, char **argv)
 	if (!opt.no_cli && bench_chains(&b, dir) < 0)
 		goto done;
 	for (size_t r = 0; r < NROWS; r++)
-		if (rows[r].kind != BYTES && bench_row(&b, r) < 0)
+		if (rows[r].kind != BYTES && row_wanted(&opt, r) && bench_row(&b, r) < 0)
 			goto done;
 	if (!opt.no_opencv && bench_opencv(&b, dir) < 0)
 		goto done;

@@ -66,16 +66,22 @@ static void grey_run_cpu(const void *params, const struct img *in, struct img *o
 	}
 }
 
+// Pixels a work-item of grey_cpu_cN converts; keep in step with kernels/grey.cl.
+#define GREY_CPU_PX 16384
+
 static int grey_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct grey_params *p = params;
 	size_t npx = (size_t)c->gin.w * (size_t)c->gin.h;
+	struct ocl_arg args[] = { OCL_BUF(c->in), OCL_BUF(c->out), OCL_UINT(npx), OCL_INT(p->wr),
+				  OCL_INT(p->wg), OCL_INT(p->wb), OCL_END };
 	if (!c->out) // passthrough: grey input
 		return 0;
+	if (ocl_cpu_kernels(c->ocl)) // GREY_CPU_PX pixels a work-item, one a work-group
+		return ocl_run(c->ocl, "grey", c->gin.ch == 3 ? "grey_cpu_c3" : "grey_cpu_c4",
+			       (npx + GREY_CPU_PX - 1) / GREY_CPU_PX, 1, 1, 1, args);
 	return ocl_run(c->ocl, "grey", c->gin.ch == 3 ? "grey_c3" : "grey_c4", (npx + 15) / 16, 1,
-		       0, 0,
-		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_UINT(npx),
-					   OCL_INT(p->wr), OCL_INT(p->wg), OCL_INT(p->wb), OCL_END });
+		       0, 0, args);
 }
 
 const struct stage_ops stage_grey = {

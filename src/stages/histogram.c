@@ -117,6 +117,31 @@ static void histogram_side_cpu(const void *params, const struct img *in, void *s
 #define HIST_ITEMS_PER_CU 2048
 #define HIST_MIN_GROUP_BYTES ((size_t)256 * 16 * 16)
 
+// The kernels for CPU devices count slices of at least HIST_CPU_MIN_SLICE bytes (a multiple
+// of 48), about HIST_CPU_SLICES_PER_CU of them per compute unit, so that the cores stay busy
+// to the end while the merge (ch * 256 atomics a slice) stays small.
+#define HIST_CPU_MIN_SLICE ((size_t)48 * 1366) // 64 KiB, rounded up to a multiple of 48
+#define HIST_CPU_SLICES_PER_CU 8
+#define HIST_CPU_MAX_SLICE ((size_t)UINT32_MAX / 48 * 48)
+
+static int histogram_cpu_cl(const struct stage_cl *c)
+{
+	static const char *const kernel[] = { "histogram_cpu_1", "histogram_cpu_2",
+					      "histogram_cpu_3", "histogram_cpu_4" };
+	size_t bytes = geom_bytes(&c->gin), cu = ocl_get_limits(c->ocl).compute_units;
+	size_t slice = (bytes / (cu * HIST_CPU_SLICES_PER_CU) + 47) / 48 * 48;
+	if (slice < HIST_CPU_MIN_SLICE)
+		slice = HIST_CPU_MIN_SLICE;
+	if (slice > HIST_CPU_MAX_SLICE) // the kernel's argument is a uint
+		slice = HIST_CPU_MAX_SLICE;
+	return ocl_run(c->ocl, "histogram", kernel[c->gin.ch - 1], (bytes + slice - 1) / slice, 1,
+		       1, 1,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
+					   OCL_BUF(c->side),
+					   OCL_UINT(c->side_offset / sizeof(uint32_t)),
+					   OCL_UINT(slice), OCL_END });
+}
+
 static int histogram_side_cl(const void *params, const struct stage_cl *c)
 {
 	static const char *const kernel[] = { "histogram_1", "histogram_2", "histogram_3",
@@ -125,6 +150,8 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 	const char *name = kernel[c->gin.ch - 1];
 	size_t bytes = geom_bytes(&c->gin), wg, groups, per_cu;
 	(void)params;
+	if (ocl_cpu_kernels(c->ocl))
+		return histogram_cpu_cl(c);
 	if (ocl_kernel_wg_max(c->ocl, "histogram", name, &wg) < 0)
 		return -1;
 	if (wg > HIST_WG_MAX)

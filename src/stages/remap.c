@@ -1,43 +1,64 @@
 // SPDX-License-Identifier: MIT
 #include "remap.h"
 
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../ocl.h"
 #include "../par.h"
 
 // Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TX,
-// REMAP_TY and REMAP_RY_FAST there.
-enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_RY_FAST = 8 };
+// REMAP_TY, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
+enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_RY_FAST = 8, REMAP_CPU_TX = 256,
+       REMAP_CPU_TY = 64 };
 
 struct remap_job {
 	const struct img *in, *out;
 	enum remap_mode mode;
 };
 
-// One task of par_run: output rows [32 task, 32 task + 32).
+// Copies n pixels of CH bytes to d, one after another, from s, s + step, s + 2 step, ...
+// (memcpy of a constant size: one or two moves a pixel).
+#define REMAP_COPY(CH)                                                                   \
+	for (int i = 0; i < n; i++, s += step, d += (CH))                                \
+		memcpy(d, s, (CH))
+
+static void remap_copy(uint8_t *d, const uint8_t *s, ptrdiff_t step, int n, int ch)
+{
+	switch (ch) {
+	case 1: REMAP_COPY(1); break;
+	case 2: REMAP_COPY(2); break;
+	case 3: REMAP_COPY(3); break;
+	default: REMAP_COPY(4); break;
+	}
+}
+
+// One task of par_run: output rows [32 task, 32 task + 32), in blocks of 32 columns so that
+// the input a block reads stays in cache. Each row of a block is one remap_copy from the
+// input pixel of its first output pixel, stepping as the mapping moves with x.
 static void remap_rows(void *ctx, int task, int worker)
 {
 	const struct remap_job *j = ctx;
 	int W = j->in->w, H = j->in->h, ch = j->in->ch;
 	int y0 = task * 32, y1 = y0 + 32 < j->out->h ? y0 + 32 : j->out->h;
+	ptrdiff_t row = (ptrdiff_t)W * ch; // input bytes a row
 	(void)worker;
 	for (int x0 = 0; x0 < j->out->w; x0 += 32) {
 		int x1 = x0 + 32 < j->out->w ? x0 + 32 : j->out->w;
 		for (int y = y0; y < y1; y++) {
-			uint8_t *d = j->out->data + ((size_t)y * j->out->w + x0) * ch;
-			for (int x = x0; x < x1; x++, d += ch) {
-				int sx, sy;
-				switch (j->mode) {
-				case REMAP_TRANSPOSE: sx = y, sy = x; break;
-				case REMAP_90: sx = y, sy = H - 1 - x; break;
-				case REMAP_180: sx = W - 1 - x, sy = H - 1 - y; break;
-				default: sx = W - 1 - y, sy = x; break;
-				}
-				const uint8_t *s = j->in->data + ((size_t)sy * W + sx) * ch;
-				for (int c = 0; c < ch; c++)
-					d[c] = s[c];
+			// the input pixel (sx, sy) of output pixel (x0, y), and the step in bytes
+			// from the input pixel of (x, y) to that of (x + 1, y)
+			int sx, sy;
+			ptrdiff_t step;
+			switch (j->mode) {
+			case REMAP_TRANSPOSE: sx = y, sy = x0, step = row; break;
+			case REMAP_90: sx = y, sy = H - 1 - x0, step = -row; break;
+			case REMAP_180: sx = W - 1 - x0, sy = H - 1 - y, step = -ch; break;
+			default: sx = W - 1 - y, sy = x0, step = row; break;
 			}
+			remap_copy(j->out->data + ((size_t)y * j->out->w + x0) * ch,
+				   j->in->data + ((size_t)sy * W + sx) * ch, step, x1 - x0, ch);
 		}
 	}
 }
@@ -57,9 +78,17 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 {
 	size_t wo = (size_t)c->gout.w, ho = (size_t)c->gout.h;
 	int ch = c->gin.ch;
+	char fast[64];
+	if (ocl_cpu_kernels(c->ocl)) {
+		// one tile a work-group (kernels/remap.clh)
+		snprintf(fast, sizeof fast, "%s_cpu_c%d", name, ch);
+		return ocl_run(c->ocl, program, fast, up_div(wo, REMAP_CPU_TX),
+			       up_div(ho, REMAP_CPU_TY), 1, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
+						   OCL_INT(c->gin.w), OCL_INT(c->gin.h), OCL_END });
+	}
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
 		size_t tx = REMAP_TX, ty = ch == 4 ? 64 : 128, ry = REMAP_RY_FAST;
-		char fast[64];
 		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
 		return ocl_run(c->ocl, program, fast, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
 			       tx / 4, ry,

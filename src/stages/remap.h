@@ -13,8 +13,9 @@ enum remap_mode { REMAP_TRANSPOSE, REMAP_90, REMAP_180, REMAP_270 };
 // core in bands of 32 output rows, each walked in 32x32 blocks so the reads stay in cache.
 void remap_run_cpu(const struct img *in, struct img *out, enum remap_mode mode);
 
-// Runs kernel `name` of `program` (W x H input -> H x W output): name_cN, the word-wide
-// kernel, when the input sides are multiples of 4, else the byte-wise `name`.
+// Runs kernel `name` of `program` (W x H input -> H x W output), for N channels: on a
+// device that takes the CPU kernels (ocl_cpu_kernels), name_cpu_cN; else name_cN, the
+// word-wide kernel, when the input sides are multiples of 4, else the byte-wise `name`.
 int remap_run_cl(const struct stage_cl *c, const char *program, const char *name);
 
 #endif

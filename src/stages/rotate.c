@@ -332,6 +332,9 @@ static struct rotate_map map_of(const struct rotate_params *p, int ch)
 
 // ---- the right-angle remaps -------------------------------------------------------------------
 
+// Pixels a work-item of rotate_180_cpu_cN reverses; keep in step with kernels/rotate.cl.
+#define ROTATE_180_CPU_PX 16384
+
 static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
 {
 	// quarters 0 is a passthrough (out is NULL): its entry is never used
@@ -351,6 +354,15 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		return remap_run_cl(c, "rotate", "rotate_90");
 	if (p->quarters == 3)
 		return remap_run_cl(c, "rotate", "rotate_270");
+	if (ocl_cpu_kernels(c->ocl)) {
+		// rotate_180_cpu_cN: ROTATE_180_CPU_PX pixels a work-item, one a work-group
+		static const char *const name[] = { NULL, "rotate_180_cpu_c1", "rotate_180_cpu_c2",
+						     "rotate_180_cpu_c3", "rotate_180_cpu_c4" };
+		size_t items = ((size_t)W * (size_t)H + ROTATE_180_CPU_PX - 1) / ROTATE_180_CPU_PX;
+		return ocl_run(c->ocl, "rotate", name[ch], items, 1, 1, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+						   OCL_INT(H), OCL_END });
+	}
 	if (ch == 1 && W % 16 == 0)
 		return ocl_run(c->ocl, "rotate", "rotate_180_c1_16", (size_t)W / 16, (size_t)H, 0, 0,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),

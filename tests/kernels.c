@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// Both kernel families on one device: every stage whose kernels come in a variant for CPU
+// devices and one for GPUs (ocl_cpu_kernels), run with the family named on the command line
+// whatever the device's type, against the CPU path byte for byte (pipeline_verify: the image
+// after every stage, the histogram counts at the end), on sizes around the kernels' blocks,
+// tiles and slices with 1-4 channels. So CI on PoCL keeps the GPU kernels tested, and a GPU
+// machine the CPU ones. Prints one "PASS name" or "FAIL name: ..." line per check, as
+// tests/unit.c does; tests/t-kernels.sh runs it.
+//
+//   tests/kernels cpu|gpu [DEVICE]     DEVICE as climg --device (default: $CLIMG_DEVICE)
+//
+// Exit status: 0 when every check passed, 1 when one failed, 2 usage error, 3 no device.
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/err.h"
+#include "../src/ocl.h"
+#include "../src/pipeline.h"
+
+#include "check.h"
+
+// Sizes: single pixels, rows and columns; below, at and past the blocks (16, 8, 4 pixels)
+// and the word kernels' multiples of 4; past a remap tile (256 x 64 output pixels) in both
+// directions with partial tiles; several 16384-pixel pieces (rotate 180, grey) and 64 KiB
+// histogram slices with a partial last one.
+static const struct {
+	int w, h;
+} sizes[] = { { 1, 1 },    { 1, 19 },  { 19, 1 },  { 2, 3 },    { 13, 7 },   { 16, 16 },
+	      { 17, 17 },  { 35, 67 }, { 64, 64 }, { 132, 36 }, { 67, 300 }, { 300, 520 } };
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+// Chains of the stages with two kernel families; each stage is checked where it stands.
+static const char *const chains[][6] = {
+	{ "rotate:90" },
+	{ "rotate:180" },
+	{ "rotate:270" },
+	{ "transpose" },
+	{ "grey" },
+	{ "grey:avg" },
+	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },
+};
+#define NCHAINS (sizeof chains / sizeof chains[0])
+
+// Fills im with xorshift32 noise (every value, no pattern a wrong index could match), or
+// with one value when uniform is set (one bin holds everything: the histograms' worst case).
+static int image_make(struct img *im, int w, int h, int ch, uint32_t seed, bool uniform)
+{
+	size_t n = (size_t)w * (size_t)h * (size_t)ch;
+	uint32_t s = seed ? seed : 1;
+	*im = (struct img){ w, h, ch, malloc(n ? n : 1) };
+	if (!im->data)
+		return err_set("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		s ^= s << 13;
+		s ^= s >> 17;
+		s ^= s << 5;
+		im->data[i] = uniform ? 200 : (uint8_t)(s >> 24);
+	}
+	return 0;
+}
+
+// Runs chain k (n stages) on im with both paths; a check named NAME.
+static void verify(struct ocl *o, const struct img *im, const char *const *tokens,
+		   const char *name)
+{
+	struct chain c = { 0 };
+	struct img out = { 0 };
+	struct geom g = { im->w, im->h, im->ch };
+	const char *programs[8];
+	int n = 0, np, rc = -1;
+
+	while (n < 6 && tokens[n])
+		n++;
+	if (chain_parse(&c, n, (char *const *)tokens) < 0)
+		goto done;
+	if (chain_plan(&c, &g) < 0)
+		goto done;
+	np = chain_programs(&c, programs, 8);
+	if (ocl_build(o, programs, np) < 0)
+		goto done;
+	rc = pipeline_verify(&c, o, im, &out);
+done:
+	if (rc == 0)
+		printf("PASS %s\n", name);
+	else
+		printf("FAIL %s: %s\n", name, err_msg());
+	failures += rc != 0;
+	ocl_host_free(o, out.data);
+	chain_free(&c);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = argc > 2 ? argv[2] : getenv("CLIMG_DEVICE");
+	struct ocl *o;
+	bool cpu;
+	char name[256];
+
+	if (argc < 2 || argc > 3 || (strcmp(argv[1], "cpu") && strcmp(argv[1], "gpu"))) {
+		fprintf(stderr, "usage: tests/kernels cpu|gpu [DEVICE]\n");
+		return 2;
+	}
+	cpu = !strcmp(argv[1], "cpu");
+	if (!(o = ocl_open(dev && *dev ? dev : NULL, NULL))) {
+		fprintf(stderr, "kernels: %s\n", err_msg());
+		return 3;
+	}
+	ocl_set_cpu_kernels(o, cpu);
+	CHECK(cpu ? "kernels: the CPU family is chosen" : "kernels: the GPU family is chosen",
+	      ocl_cpu_kernels(o) == cpu);
+	for (size_t s = 0; s < NSIZES; s++) {
+		for (int ch = 1; ch <= 4; ch++) {
+			struct img im;
+			uint32_t seed = (uint32_t)(sizes[s].w * 131 + sizes[s].h * 7 + ch);
+			if (image_make(&im, sizes[s].w, sizes[s].h, ch, seed, false) < 0)
+				goto fail;
+			for (size_t k = 0; k < NCHAINS; k++) {
+				snprintf(name, sizeof name, "kernels %s %dx%dx%d:", argv[1], im.w,
+					 im.h, ch);
+				for (int t = 0; t < 6 && chains[k][t]; t++)
+					snprintf(name + strlen(name), sizeof name - strlen(name),
+						 " %s", chains[k][t]);
+				verify(o, &im, chains[k], name);
+			}
+			free(im.data);
+			// one value everywhere: one histogram bin takes every count
+			if (image_make(&im, sizes[s].w, sizes[s].h, ch, 1, true) < 0)
+				goto fail;
+			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram",
+				 argv[1], im.w, im.h, ch);
+			verify(o, &im, (const char *const[]){ "histogram", NULL }, name);
+			free(im.data);
+		}
+	}
+	ocl_close(o);
+	return failures ? 1 : 0;
+fail:
+	fprintf(stderr, "kernels: %s\n", err_msg());
+	ocl_close(o);
+	return 1;
+}

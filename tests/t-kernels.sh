@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: MIT
+# Both kernel families (tests/kernels.c): the stages' variants for CPU devices and for GPUs,
+# each run on this device whatever its type, against the CPU path byte for byte, on sizes
+# around their blocks, tiles and slices with 1-4 channels. On PoCL the suite's other OpenCL
+# tests run the CPU family, on a GPU the GPU family; this file runs both on either.
+# Skipped with no OpenCL device when CLIMG_TEST_NO_OPENCL=1, as tests/t-opencl.sh.
+
+if ! "$CLIMG" --list-devices | grep -q '^0: '; then
+	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
+		echo "skipping kernel family tests: no device and CLIMG_TEST_NO_OPENCL=1"
+		return 0 2>/dev/null || exit 0
+	fi
+	bad "no OpenCL device for tests/kernels"
+fi
+for kf_family in cpu gpu; do
+	"${KERNELS:-tests/kernels}" "$kf_family" >"$T/kernels-$kf_family.out" 2>&1
+	kf_rc=$?
+	pass=$((pass + $(grep -c '^PASS ' "$T/kernels-$kf_family.out")))
+	grep '^FAIL ' "$T/kernels-$kf_family.out" | sed 's/^FAIL /FAIL: /'
+	fail=$((fail + $(grep -c '^FAIL ' "$T/kernels-$kf_family.out")))
+	if [ "$kf_rc" != 0 ] && ! grep -q '^FAIL ' "$T/kernels-$kf_family.out"; then
+		bad "tests/kernels $kf_family: exited $kf_rc"
+		tail -n 5 "$T/kernels-$kf_family.out"
+	fi
+done
