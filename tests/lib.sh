@@ -12,6 +12,20 @@ bad() {
 	echo "FAIL: $*"
 }
 
+# need_opencl WHAT: returns 0 when there is an OpenCL device. Without one it returns 1
+# after saying that WHAT is skipped if CLIMG_TEST_NO_OPENCL=1 (the caller then stops:
+# `need_opencl "..." || { return 0 2>/dev/null || exit 0; }`), else counts a failure and
+# returns 0, so that a machine that lost its device fails loudly.
+need_opencl() {
+	"$CLIMG" --list-devices | grep -q '^0: ' && return 0
+	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
+		echo "skipping $1: no device and CLIMG_TEST_NO_OPENCL=1"
+		return 1
+	fi
+	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
+	return 0
+}
+
 # check NAME CMD...: passes when CMD exits 0.
 check() {
 	_name=$1

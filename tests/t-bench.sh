@@ -6,13 +6,7 @@
 # CLIMG_TEST_NO_OPENCL=1.
 
 BENCH=$(realpath "${BENCH:-tools/bench}") # make check-asan: its sanitized build
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping benchmark tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device for tools/bench"
-fi
+need_opencl "benchmark tests" || { return 0 2>/dev/null || exit 0; }
 # The stage rows tools/bench has, and those this build can run (the rest are noted).
 ROWS="grey rotate:90 rotate:180 rotate:270 transpose histogram rotate:30:bilinear convolve:box convolve:gauss:sigma=2 convolve:gauss:sigma=8 convolve:sobel-x"
 "$CLIMG" --list-stages | awk '{print $1}' | sed 's/[:[].*//' >"$T/bench-stages.txt"

@@ -7,13 +7,7 @@
 
 D=$T/cache-t
 mkdir -p "$D"
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping cache tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
-fi
+need_opencl "cache tests" || { return 0 2>/dev/null || exit 0; }
 
 # cached_run NAME DIR FILE [ARGS...]: climg on the test image through CHAIN with cache DIR,
 # output FILE, --time; passes when it exits 0 and prints nothing but the timing lines.

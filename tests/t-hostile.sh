@@ -473,13 +473,7 @@ fi
 
 # ==== OpenCL failures ===================================================================
 # Each gives the --cpu bytes with exactly one warning line, or an error for a named device.
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping the OpenCL failure tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
-fi
+need_opencl "the OpenCL failure tests" || { return 0 2>/dev/null || exit 0; }
 h_chain="grey rotate:90 transpose"
 "$CLIMG" --cpu "$h_d/small.png" $h_chain -o "$h_d/cpu.png"
 

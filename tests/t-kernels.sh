@@ -5,13 +5,7 @@
 # tests run the CPU family, on a GPU the GPU family; this file runs both on either.
 # Skipped with no OpenCL device when CLIMG_TEST_NO_OPENCL=1, as tests/t-opencl.sh.
 
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping kernel family tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device for tests/kernels"
-fi
+need_opencl "kernel family tests" || { return 0 2>/dev/null || exit 0; }
 for kf_family in cpu gpu; do
 	"${KERNELS:-tests/kernels}" "$kf_family" >"$T/kernels-$kf_family.out" 2>&1
 	kf_rc=$?

@@ -6,13 +6,7 @@
 
 D=$T/opencl
 mkdir -p "$D"
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping OpenCL tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
-fi
+need_opencl "OpenCL tests" || { return 0 2>/dev/null || exit 0; }
 echo "device: $("$CLIMG" --list-devices | head -n 1)"
 
 CHAINS="rotate:90|rotate:180|rotate:270|transpose|rotate:90 rotate:180 transpose rotate:-90|grey|grey:bt709 rotate:90|grey:avg transpose rotate:180|transpose grey rotate:270"

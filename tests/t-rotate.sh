@@ -98,13 +98,7 @@ expect_stderr "crop: the decoder, not the planner, fails" "huge.png"
 check_not "nothing written after limit errors" test -e "$D/x2.png"
 
 # ---- OpenCL against the CPU path, byte for byte ---------------------------------------------
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping rotate OpenCL tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
-fi
+need_opencl "rotate OpenCL tests" || { return 0 2>/dev/null || exit 0; }
 # --verify compares after every stage, so each chain checks each of its stages. A: bilinear
 # and nearest, expand and crop, backgrounds; B: right angles cropped (the nearest mapping),
 # angles near 0 and 90, more backgrounds.

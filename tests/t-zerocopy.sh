@@ -10,13 +10,7 @@
 
 D=$T/zerocopy
 mkdir -p "$D"
-if ! "$CLIMG" --list-devices | grep -q '^0: '; then
-	if [ "${CLIMG_TEST_NO_OPENCL:-0}" = 1 ]; then
-		echo "skipping zero-copy tests: no device and CLIMG_TEST_NO_OPENCL=1"
-		return 0 2>/dev/null || exit 0
-	fi
-	bad "no OpenCL device (install pocl-opencl-icd, or set CLIMG_TEST_NO_OPENCL=1)"
-fi
+need_opencl "zero-copy tests" || { return 0 2>/dev/null || exit 0; }
 
 # One chain a line: the number of image-writing stages (for 3 and 4 channels; grey passes
 # a grey image through), then the stages; H1 and H2 stand for histogram files.
