@@ -28,9 +28,6 @@
 //   convolve_2d_cN        not separable without local memory, straight from global memory
 //   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 4 samples a
 //                         work-item from whole words, straight from global memory
-//   convolve_col_rR_cN    separable, radius R = 2 .. 6, rows that start on a word: a
-//                         work-item walks 4 samples down a strip of rows, the first-pass
-//                         sums of the last 2R + 1 rows in registers
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -458,88 +455,6 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 	*(__global uint *)(out + (size_t)y * ns + g) = as_uint(q);
 }
 
-// Separable kernels of radius R = 2 .. COL_RMAX (R known when compiling) on rows that
-// start on a word: each work-item walks down a strip of COL_TH rows of 4 consecutive
-// samples g .. g + 3 without local memory. For each input row it needs (border-mapped; a
-// zero-border row gives 0) it computes the first pass, the 4 int32 sums over kx, from
-// whole words of that row (or byte by byte, border-mapped, near the row's ends), keeps the
-// last n = 2R + 1 of them in registers (a ring whose slots the unrolled loop names), and
-// as soon as an output row's n rows are there, the second pass in int64 over ky and the
-// contract's finish. Alpha samples are copied. Global (W * CH / 4, ceil(H / COL_TH)).
-#define COL_TH 64
-#define COL_RMAX 6
-static inline int4 col_first(const int CH, const int R, __global const uchar *in, int W, int H,
-			     int border, int yy, int g, const int *kx)
-{
-	const int n = 2 * R + 1, ns = W * CH, WL = (R * CH + 3) / 4;
-	const int sy = border_map(yy, H, border);
-	int4 h = (int4)(0);
-	if (sy < 0)
-		return h;
-	__global const uchar *src = in + (size_t)sy * ns;
-	if (g >= 4 * WL && g + 4 + 4 * WL <= ns) {
-		__global const uint *p = (__global const uint *)(src + g) - WL;
-		uchar b[4 * (2 * COL_RMAX + 1)]; // 4 (2 WL + 1) bytes used, WL <= COL_RMAX
-#pragma unroll
-		for (int u = 0; u < 2 * WL + 1; u++)
-			vstore4(as_uchar4(p[u]), u, b);
-#pragma unroll
-		for (int k = 0; k < n; k++) {
-			const int o = 4 * WL + (k - R) * CH;
-			h += kx[k] * (int4)(b[o], b[o + 1], b[o + 2], b[o + 3]);
-		}
-		return h;
-	}
-	int a[4] = { 0, 0, 0, 0 };
-	for (int i = 0; i < 4; i++)
-		for (int k = 0; k < n; k++)
-			a[i] += kx[k] * row_byte(CH, src, g + i + (k - R) * CH, W, border);
-	return (int4)(a[0], a[1], a[2], a[3]);
-}
-
-static inline void col_walk(const int CH, const int R, __global const uchar *in,
-			    __global uchar *out, int W, int H, __global const int *w, int border,
-			    long off, long D, long M, int S)
-{
-	const int n = 2 * R + 1, ns = W * CH, g = 4 * get_global_id(0);
-	const int y0 = get_global_id(1) * COL_TH;
-	if (g >= ns || y0 >= H)
-		return;
-	const int y1 = min(y0 + COL_TH, H);
-	int kx[2 * COL_RMAX + 1], ky[2 * COL_RMAX + 1];
-#pragma unroll
-	for (int k = 0; k < n; k++) {
-		kx[k] = w[k];
-		ky[k] = w[n + k];
-	}
-	int4 ring[2 * COL_RMAX + 1];
-	for (int base = y0 - R; base < y1 + R; base += n) {
-#pragma unroll
-		for (int j = 0; j < n; j++) {
-			const int yy = base + j, o = yy - R; // o: the output row whose window ends at yy
-			if (yy >= y1 + R)
-				break;
-			ring[j] = col_first(CH, R, in, W, H, border, yy, g, kx);
-			if (o < y0)
-				continue;
-			long4 acc = (long4)(0);
-#pragma unroll
-			for (int k = 0; k < n; k++) // row o - R + k is in slot (j + 1 + k) % n
-				acc += (long)ky[k] * convert_long4(ring[(j + 1 + k) % n]);
-			__global const uchar *src = in + (size_t)o * ns + g;
-			uchar4 q = (uchar4)(finish(acc.x, off, D, M, S), finish(acc.y, off, D, M, S),
-					    finish(acc.z, off, D, M, S), finish(acc.w, off, D, M, S));
-			if (HAS_ALPHA(CH)) {
-				if ((g + 0) % CH == CH - 1) q.s0 = src[0];
-				if ((g + 1) % CH == CH - 1) q.s1 = src[1];
-				if ((g + 2) % CH == CH - 1) q.s2 = src[2];
-				if ((g + 3) % CH == CH - 1) q.s3 = src[3];
-			}
-			*(__global uint *)(out + (size_t)o * ns + g) = as_uint(q);
-		}
-	}
-}
-
 // The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
 // convolve_sep_tile's so that the host passes both the same arguments.
 #define CONVOLVE_KERNELS(CH)                                                                    \
@@ -587,17 +502,3 @@ CONVOLVE_KERNELS(1)
 CONVOLVE_KERNELS(2)
 CONVOLVE_KERNELS(3)
 CONVOLVE_KERNELS(4)
-// convolve_col_rR_cN for R = 2 .. COL_RMAX
-#define COL_KERNEL(R, CH)                                                                       \
-	__kernel void convolve_col_r##R##_c##CH(__global const uchar *in, __global uchar *out,  \
-						int W, int H, __global const int *w,            \
-						int border, long off, long D, long M, int S)    \
-	{                                                                                       \
-		col_walk(CH, R, in, out, W, H, w, border, off, D, M, S);                        \
-	}
-#define COL_KERNELS(R) COL_KERNEL(R, 1) COL_KERNEL(R, 2) COL_KERNEL(R, 3) COL_KERNEL(R, 4)
-COL_KERNELS(2)
-COL_KERNELS(3)
-COL_KERNELS(4)
-COL_KERNELS(5)
-COL_KERNELS(6)

@@ -62,8 +62,8 @@
 // 16 MiB; |bias| <= 1000000.
 //
 // Test-only hooks (not user options): CLIMG_CONVOLVE_PATH=global makes run_cl take the
-// paths that use no local memory other than the 3 x 3 word path and the column walk, =tile
-// the local-memory tile paths where they fit (any non-empty value keeps those two out);
+// paths that use no local memory other than the 3 x 3 word path, =tile the local-memory tile
+// paths where they fit (any non-empty value keeps the 3 x 3 word path out);
 // CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path, so tests reach
 // several strips on small images.
 #include <errno.h>
@@ -1474,37 +1474,6 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 	return rc;
 }
 
-// Whether convolve_col_rR_cN takes the image: separable, radius 2 .. COL_RMAX, rows that
-// start on a word, no CLIMG_CONVOLVE_PATH test hook. (Its arithmetic is the contract's
-// two passes, so the parse bounds are the ones it needs.)
-#define COL_RMAX 6 // kernels/convolve.cl: keep in step
-#define COL_TH 64
-static bool column_walk(const struct convolve_params *p, int W, int ch)
-{
-	const char *force = getenv("CLIMG_CONVOLVE_PATH");
-	return p->separable && p->r >= 2 && p->r <= COL_RMAX && ((int64_t)W * ch) % 4 == 0 &&
-	       !(force && *force);
-}
-
-static int run_col(const struct convolve_params *p, const struct stage_cl *c)
-{
-	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
-	const size_t nw = 2 * (size_t)p->n;
-	struct ocl_buf *wbuf = ocl_buf_new(c->ocl, nw * sizeof *p->w);
-	char kernel[32];
-	int rc = -1;
-	snprintf(kernel, sizeof kernel, "convolve_col_r%d_c%d", p->r, ch);
-	if (wbuf && ocl_upload(c->ocl, wbuf, p->w, nw * sizeof *p->w) == 0)
-		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch / 4,
-		             ((size_t)H + COL_TH - 1) / COL_TH, 0, 0,
-		             (struct ocl_arg[]){
-		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-		                 OCL_BUF(wbuf), OCL_INT(p->border), OCL_LONG(p->off),
-		                 OCL_LONG(p->D), OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_END});
-	ocl_buf_free(wbuf); // released by OpenCL once the queued kernel is done with it
-	return rc;
-}
-
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct convolve_params *p = params;
@@ -1518,8 +1487,6 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 
 	if (words_3x3(p, W, ch))
 		return run_3x3(p, c);
-	if (column_walk(p, W, ch))
-		return run_col(p, c);
 	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
