@@ -28,9 +28,6 @@
 //   convolve_2d_cN        not separable without local memory, straight from global memory
 //   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 4 samples a
 //                         work-item from whole words, straight from global memory
-//   convolve_col_cN       separable, radius 2 .. 8, rows that start on a word: a work-item
-//                         walks 4 samples down a strip of rows, the first-pass sums of the
-//                         last 2r + 1 rows in its slice of __local memory
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -458,76 +455,6 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 	*(__global uint *)(out + (size_t)y * ns + g) = as_uint(q);
 }
 
-// Separable kernels of radius 2 .. COL_RMAX on rows that start on a word: each work-item
-// walks down a strip of COL_TH output rows of 4 consecutive samples g .. g + 3, without
-// barriers. For each input row it needs (border-mapped; a zero-border row gives 0) it
-// computes the first pass, 4 int32 sums over kx, reading each tap's 4 bytes as a pair of
-// aligned words (or byte by byte, border-mapped, near the row's ends), and keeps the last
-// n = 2r + 1 such sums in its own slice of ring (n int4 in __local memory); as soon as an
-// output row's n rows are there, the second pass in int64 over ky and the contract's
-// finish. Alpha samples are copied. Global (W * CH / 4, ceil(H / COL_TH)); ring: the
-// work-group's items times n int4.
-#define COL_TH 64
-static inline int4 col_first(const int CH, __global const uchar *src, int W, int border, int r,
-			     int g, __global const int *kx)
-{
-	const int n = 2 * r + 1, ns = W * CH;
-	int4 h = (int4)(0);
-	if (g >= r * CH + 4 && g + 8 + r * CH <= ns) {
-		__global const uint *p = (__global const uint *)src;
-		for (int k = 0; k < n; k++) {
-			const int o = g + (k - r) * CH, q = o >> 2, sh = (o & 3) * 8;
-			const uint v = (uint)(as_ulong((uint2)(p[q], p[q + 1])) >> sh);
-			h += kx[k] * convert_int4(as_uchar4(v));
-		}
-		return h;
-	}
-	int a[4] = { 0, 0, 0, 0 };
-	for (int i = 0; i < 4; i++)
-		for (int k = 0; k < n; k++)
-			a[i] += kx[k] * row_byte(CH, src, g + i + (k - r) * CH, W, border);
-	return (int4)(a[0], a[1], a[2], a[3]);
-}
-
-static inline void col_walk(const int CH, __global const uchar *in, __global uchar *out, int W,
-			    int H, __global const int *w, int r, int border, long off, long D,
-			    long M, int S, __local int4 *ring)
-{
-	const int n = 2 * r + 1, ns = W * CH, g = 4 * get_global_id(0);
-	const int y0 = get_global_id(1) * COL_TH;
-	if (g >= ns || y0 >= H)
-		return;
-	const int y1 = min(y0 + COL_TH, H);
-	__global const int *kx = w, *ky = w + n;
-	__local int4 *mine = ring + get_local_id(0) * n;
-	int slot = 0; // where row yy goes; rows yy - 2r .. yy are in slots slot + 1 .. slot (mod n)
-	for (int yy = y0 - r; yy < y1 + r; yy++) {
-		const int sy = border_map(yy, H, border);
-		mine[slot] = sy < 0 ? (int4)(0) : col_first(CH, in + (size_t)sy * ns, W, border, r, g, kx);
-		if (++slot == n)
-			slot = 0;
-		const int o = yy - r; // the output row whose window ends at yy
-		if (o < y0)
-			continue;
-		long4 acc = (long4)(0);
-		for (int k = 0, t = slot; k < n; k++) { // row o - r + k is in slot (slot + k) % n
-			acc += (long)ky[k] * convert_long4(mine[t]);
-			if (++t == n)
-				t = 0;
-		}
-		__global const uchar *src = in + (size_t)o * ns + g;
-		uchar4 q = (uchar4)(finish(acc.x, off, D, M, S), finish(acc.y, off, D, M, S),
-				    finish(acc.z, off, D, M, S), finish(acc.w, off, D, M, S));
-		if (HAS_ALPHA(CH)) {
-			if ((g + 0) % CH == CH - 1) q.s0 = src[0];
-			if ((g + 1) % CH == CH - 1) q.s1 = src[1];
-			if ((g + 2) % CH == CH - 1) q.s2 = src[2];
-			if ((g + 3) % CH == CH - 1) q.s3 = src[3];
-		}
-		*(__global uint *)(out + (size_t)o * ns + g) = as_uint(q);
-	}
-}
-
 // The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
 // convolve_sep_tile's so that the host passes both the same arguments.
 #define CONVOLVE_KERNELS(CH)                                                                    \
@@ -563,12 +490,6 @@ static inline void col_walk(const int CH, __global const uchar *in, __global uch
 					 long D, long M, int S)                                 \
 	{                                                                                       \
 		d3(CH, in, out, W, H, w, border, off, D, M, S);                                 \
-	}                                                                                       \
-	__kernel void convolve_col_c##CH(__global const uchar *in, __global uchar *out, int W,  \
-					 int H, __global const int *w, int r, int border,       \
-					 long off, long D, long M, int S, __local int4 *ring)   \
-	{                                                                                       \
-		col_walk(CH, in, out, W, H, w, r, border, off, D, M, S, ring);                  \
 	}                                                                                       \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \
 					int H, __global const int *w, int r, int border,        \

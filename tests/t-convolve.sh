@@ -120,9 +120,8 @@ check "device sobel-x on a ramp: the documented values" test "$("$IMGTOOL" dump 
 
 # ---- OpenCL against the CPU path, byte for byte ---------------------------------------------
 # --verify compares after every stage, so each chain checks each of its kernels on its own
-# input. Every chain starts from noise. Each runs three ways: as climg chooses (on rows of
-# whole words, 68x21 always and the other sizes with 4 channels, 3x3 kernels take
-# convolve_3x3 and separable ones of radius 2 to 8 convolve_col),
+# input. Every chain starts from noise. Each runs three ways: as climg chooses (3x3 kernels
+# on rows of whole words take convolve_3x3: 68x21 always, the other sizes with 4 channels),
 # CLIMG_CONVOLVE_PATH=tile (the local-memory tiles) and =global (the paths without local
 # memory); CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path into strips of 5 rows.
 if "$CLIMG" --list-devices | grep -q '^0: '; then

@@ -62,8 +62,8 @@
 // 16 MiB; |bias| <= 1000000.
 //
 // Test-only hooks (not user options): CLIMG_CONVOLVE_PATH=global makes run_cl take the
-// paths that use no local memory other than the 3 x 3 word path and the column walk, =tile
-// the local-memory tile paths where they fit (any non-empty value keeps those two out);
+// paths that use no local memory other than the 3 x 3 word path, =tile the local-memory tile
+// paths where they fit (any non-empty value keeps the 3 x 3 word path out);
 // CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path, so tests reach
 // several strips on small images.
 #include <errno.h>
@@ -1474,42 +1474,6 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 	return rc;
 }
 
-// convolve_col_cN (kernels/convolve.cl): COL_WG items a group, each with 2r + 1 int4 of
-// __local memory, COL_TH rows a strip; separable kernels of radius 2 .. COL_RMAX on rows
-// that start on a word, no CLIMG_CONVOLVE_PATH test hook. (Its arithmetic is the
-// contract's two passes, so the parse bounds are the ones it needs.)
-#define COL_WG 64
-#define COL_TH 64
-#define COL_RMAX 8
-static bool column_walk(const struct convolve_params *p, int W, int ch,
-                        const struct ocl_limits *lim)
-{
-	const char *force = getenv("CLIMG_CONVOLVE_PATH");
-	return p->separable && p->r >= 2 && p->r <= COL_RMAX && ((int64_t)W * ch) % 4 == 0 &&
-	       !(force && *force) && lim->max_wg >= COL_WG && lim->item_max[0] >= COL_WG &&
-	       lim->local_mem_bytes >= (uint64_t)COL_WG * p->n * 16 + LOCAL_RESERVE;
-}
-
-static int run_col(const struct convolve_params *p, const struct stage_cl *c)
-{
-	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
-	const size_t nw = 2 * (size_t)p->n;
-	struct ocl_buf *wbuf = ocl_buf_new(c->ocl, nw * sizeof *p->w);
-	char kernel[32];
-	int rc = -1;
-	snprintf(kernel, sizeof kernel, "convolve_col_c%d", ch);
-	if (wbuf && ocl_upload(c->ocl, wbuf, p->w, nw * sizeof *p->w) == 0)
-		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch / 4,
-		             ((size_t)H + COL_TH - 1) / COL_TH, COL_WG, 1,
-		             (struct ocl_arg[]){
-		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-		                 OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off),
-		                 OCL_LONG(p->D), OCL_LONG(p->dev_m), OCL_INT(p->dev_s),
-		                 OCL_LOCAL((size_t)COL_WG * p->n * 16), OCL_END});
-	ocl_buf_free(wbuf); // released by OpenCL once the queued kernel is done with it
-	return rc;
-}
-
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct convolve_params *p = params;
@@ -1523,8 +1487,6 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 
 	if (words_3x3(p, W, ch))
 		return run_3x3(p, c);
-	if (column_walk(p, W, ch, &lim))
-		return run_col(p, c);
 	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
