@@ -56,6 +56,21 @@ static int parse_one(const char *token)
 	return 0;
 }
 
+// Every token of good (NULL-ended) parses as a one-stage chain; every token of bad fails
+// with a message.
+static void check_tokens(const char *const *good, const char *const *bad)
+{
+	char name[80];
+	for (int i = 0; good[i]; i++) {
+		snprintf(name, sizeof name, "chain accepts '%s'", good[i]);
+		CHECK(name, parse_one(good[i]) == 0);
+	}
+	for (int i = 0; bad[i]; i++) {
+		snprintf(name, sizeof name, "chain rejects '%s'", bad[i]);
+		CHECK(name, parse_one(bad[i]) < 0 && *err_msg());
+	}
+}
+
 static void test_chain_parse(void)
 {
 	static const char *const good[] = { "grey", "grey:bt601", "grey:bt709", "grey:avg",
@@ -77,15 +92,7 @@ static void test_chain_parse(void)
 					   "rotate:30:bg=#gg0000", "rotate:30:bg=ff0000",
 					   "rotate:30:bg=#ff0000ff00", "rotate:30:BG=1", "transpose:1",
 					   NULL };
-	char name[80];
-	for (int i = 0; good[i]; i++) {
-		snprintf(name, sizeof name, "chain accepts '%s'", good[i]);
-		CHECK(name, parse_one(good[i]) == 0);
-	}
-	for (int i = 0; bad[i]; i++) {
-		snprintf(name, sizeof name, "chain rejects '%s'", bad[i]);
-		CHECK(name, parse_one(bad[i]) < 0 && *err_msg());
-	}
+	check_tokens(good, bad);
 	parse_one("nosuch:1");
 	CHECK("unknown stage message names it", strstr(err_msg(), "unknown stage 'nosuch'"));
 	parse_one("rotate:abc");
@@ -1048,14 +1055,7 @@ static void test_histogram_parse(void)
 					   "histogram:Plot=a.png",
 					   "histogram:plot=a.png:scale=log:scale=log", NULL };
 	char name[80];
-	for (int i = 0; good[i]; i++) {
-		snprintf(name, sizeof name, "chain accepts '%s'", good[i]);
-		CHECK(name, parse_one(good[i]) == 0);
-	}
-	for (int i = 0; bad[i]; i++) {
-		snprintf(name, sizeof name, "chain rejects '%s'", bad[i]);
-		CHECK(name, parse_one(bad[i]) < 0 && *err_msg());
-	}
+	check_tokens(good, bad);
 	parse_one("histogram:plto=a.png");
 	CHECK("histogram names an unknown option",
 	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE or "
