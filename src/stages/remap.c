@@ -10,8 +10,9 @@
 
 // Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TX,
 // REMAP_TY, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
-enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_RY_FAST = 8, REMAP_CPU_TX = 256,
-       REMAP_CPU_TY = 64 };
+// (REMAP_TY for up to 3 channels, REMAP_TY_C4 for 4.)
+enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 64,
+       REMAP_RY_FAST = 8, REMAP_CPU_TX = 256, REMAP_CPU_TY = 64 };
 
 struct remap_job {
 	const struct img *in, *out;
@@ -78,22 +79,21 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 {
 	size_t wo = (size_t)c->gout.w, ho = (size_t)c->gout.h;
 	int ch = c->gin.ch;
+	// the arguments of name_cpu_cN and name_cN (the byte-wise kernel also takes ch)
+	struct ocl_arg args[] = { OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
+				  OCL_INT(c->gin.h), OCL_END };
 	char fast[64];
 	if (ocl_cpu_kernels(c->ocl)) {
 		// one tile a work-group (kernels/remap.clh)
 		snprintf(fast, sizeof fast, "%s_cpu_c%d", name, ch);
 		return ocl_run(c->ocl, program, fast, up_div(wo, REMAP_CPU_TX),
-			       up_div(ho, REMAP_CPU_TY), 1, 1,
-			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
-						   OCL_INT(c->gin.w), OCL_INT(c->gin.h), OCL_END });
+			       up_div(ho, REMAP_CPU_TY), 1, 1, args);
 	}
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
-		size_t tx = REMAP_TX, ty = ch == 4 ? 64 : 128, ry = REMAP_RY_FAST;
+		size_t tx = REMAP_TX, ty = ch == 4 ? REMAP_TY_C4 : REMAP_TY, ry = REMAP_RY_FAST;
 		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
 		return ocl_run(c->ocl, program, fast, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
-			       tx / 4, ry,
-			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
-						   OCL_INT(c->gin.w), OCL_INT(c->gin.h), OCL_END });
+			       tx / 4, ry, args);
 	}
 	return ocl_run(c->ocl, program, name, up_div(wo, REMAP_T) * REMAP_T,
 		       up_div(ho, REMAP_T) * REMAP_RY, REMAP_T, REMAP_RY,

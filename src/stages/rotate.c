@@ -354,28 +354,26 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		return remap_run_cl(c, "rotate", "rotate_90");
 	if (p->quarters == 3)
 		return remap_run_cl(c, "rotate", "rotate_270");
+	// the arguments of every rotate_180_* kernel but the byte-wise rotate_180
+	struct ocl_arg args[] = { OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+				  OCL_END };
 	if (ocl_cpu_kernels(c->ocl)) {
 		// rotate_180_cpu_cN: ROTATE_180_CPU_PX pixels a work-item, one a work-group
 		static const char *const name[] = { NULL, "rotate_180_cpu_c1", "rotate_180_cpu_c2",
 						     "rotate_180_cpu_c3", "rotate_180_cpu_c4" };
 		size_t items = ((size_t)W * (size_t)H + ROTATE_180_CPU_PX - 1) / ROTATE_180_CPU_PX;
-		return ocl_run(c->ocl, "rotate", name[ch], items, 1, 1, 1,
-			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-						   OCL_INT(H), OCL_END });
+		return ocl_run(c->ocl, "rotate", name[ch], items, 1, 1, 1, args);
 	}
 	if (ch == 1 && W % 16 == 0)
 		return ocl_run(c->ocl, "rotate", "rotate_180_c1_16", (size_t)W / 16, (size_t)H, 0, 0,
-			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-						   OCL_INT(H), OCL_END });
+			       args);
 	if (W % 4 == 0) {
 		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group
 		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
 						     "rotate_180_c3", "rotate_180_c4" };
 		size_t groups = (size_t)W / 4, items = (groups + 3) / 4;
 		return ocl_run(c->ocl, "rotate", name[ch], (items + 255) / 256 * 256, (size_t)H,
-			       256, 1,
-			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-						   OCL_INT(H), OCL_END });
+			       256, 1, args);
 	}
 	return ocl_run(c->ocl, "rotate", "rotate_180", (size_t)W, (size_t)H, 0, 0,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
