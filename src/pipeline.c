@@ -308,7 +308,6 @@ struct cl_run {
 	int next;               // the next image-writing stage writes buf[next]
 	struct geom g;
 	struct ocl_buf *side; // every stage's side output, laid out as chain.side; or NULL
-	bool zero_copy;
 	uint8_t *host_out; // zero-copy: the host memory buf[0] wraps, until handed to the caller
 };
 
@@ -385,14 +384,14 @@ static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, cons
 	const char *programs[64];
 	int n = chain_programs(c, programs, 64);
 	double t0 = now_ms();
-	*r = (struct cl_run){ .ocl = o, .g = c->in, .zero_copy = zero_copy(o) };
+	*r = (struct cl_run){ .ocl = o, .g = c->in };
 	if (t)
 		t->upload_in_place = t->download_in_place = false;
 	if (ocl_build(o, programs, n) < 0)
 		return -1;
 	if (t)
 		t->build_ms = now_ms() - t0;
-	if (r->zero_copy) {
+	if (zero_copy(o)) {
 		if (cl_start_zero_copy(r, c, in, t) < 0)
 			goto fail;
 	} else {
@@ -472,7 +471,7 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 			t->download_in_place = true;
 	} else {
 		// A copy: from the device, or (zero-copy, no stage wrote an image) of the input.
-		out->data = r.zero_copy ? ocl_wrap_alloc(o, bytes) : ocl_host_alloc(o, bytes);
+		out->data = pipeline_host_alloc(o, bytes);
 		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
 			goto fail;
 	}
