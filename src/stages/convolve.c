@@ -263,22 +263,26 @@ struct spec {
 	enum norm_kind norm;
 };
 
+// sum |w[i]| over n weights.
+static int64_t abs_sum(const int32_t *w, int n)
+{
+	int64_t s = 0;
+	for (int i = 0; i < n; i++)
+		s += llabs(w[i]);
+	return s;
+}
+
 // Whether the bounds of the contract hold for p's integers.
 static bool bounds_ok(const struct convolve_params *p)
 {
-	int64_t sx = 0, sy = 0, prod, total;
+	int64_t sx, sy, prod, total;
 	const int n = p->n;
 	if (p->D < 1 || p->D > ((int64_t)1 << 54) || p->B > INT64_BOUND || p->B < -INT64_BOUND)
 		return false;
-	if (!p->separable) {
-		for (int i = 0; i < n * n; i++)
-			sx += llabs(p->w[i]);
-		return 255 * sx <= INT32_BOUND;
-	}
-	for (int i = 0; i < n; i++) {
-		sx += llabs(p->w[i]);
-		sy += llabs(p->w[n + i]);
-	}
+	if (!p->separable)
+		return 255 * abs_sum(p->w, n * n) <= INT32_BOUND;
+	sx = abs_sum(p->w, n);
+	sy = abs_sum(p->w + n, n);
 	if (255 * sx > INT32_BOUND || 255 * sy > INT32_BOUND)
 		return false;
 	if (!mul_ok(255 * sx, sy, &prod))
@@ -1431,24 +1435,16 @@ done:
 }
 
 // Whether convolve_3x3_cN takes the image: a 3 x 3 kernel whose 2-D integers keep the
-// int32 bound (255 sum|k| <= 2^31 - 1; for a separable kernel k = ky kx, sum|k| =
-// sum|ky| sum|kx|), rows that start on a word, and no CLIMG_CONVOLVE_PATH test hook.
+// int32 bound, rows that start on a word, and no CLIMG_CONVOLVE_PATH test hook. The bound
+// is 255 sum|k| <= 2^31 - 1: bounds_ok checked it when parsing a kernel that is not
+// separable; for a separable one k = ky kx, so sum|k| = sum|ky| sum|kx|.
 static bool words_3x3(const struct convolve_params *p, int W, int ch)
 {
 	const char *force = getenv("CLIMG_CONVOLVE_PATH");
-	int64_t sum = 0, sx = 0, sy = 0;
 	if (p->n != 3 || ((int64_t)W * ch) % 4 || (force && *force))
 		return false;
-	if (p->separable) {
-		for (int i = 0; i < 3; i++) {
-			sx += p->w[i] < 0 ? -(int64_t)p->w[i] : p->w[i];
-			sy += p->w[3 + i] < 0 ? -(int64_t)p->w[3 + i] : p->w[3 + i];
-		}
-		return 255 * sx * sy <= INT32_BOUND; // sx, sy < 2^31 / 255 (the parse bounds)
-	}
-	for (int i = 0; i < 9; i++)
-		sum += p->w[i] < 0 ? -(int64_t)p->w[i] : p->w[i];
-	return 255 * sum <= INT32_BOUND;
+	// no overflow: bounds_ok holds, so 255 sum|kx| and 255 sum|ky| are below 2^31
+	return !p->separable || 255 * abs_sum(p->w, 3) * abs_sum(p->w + 3, 3) <= INT32_BOUND;
 }
 
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): 4 samples a work-item.
