@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text, *tokens[MAX_TOKENS], *p;
+	char *text, *tokens[MAX_TOKENS];
 	struct chain c;
 	struct geom g;
 	int n = 0;
@@ -30,14 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data + 5, size - 5);
 	text[size - 5] = '\0';
-	for (p = text; n < MAX_TOKENS;) {
-		char *nl = strchr(p, '\n');
-		tokens[n++] = p;
-		if (!nl)
-			break;
-		*nl = '\0';
-		p = nl + 1;
-	}
+	n = fuzz_split_lines(text, tokens, MAX_TOKENS);
 	if (chain_parse(&c, n, tokens) < 0) {
 		FUZZ_ASSERT(*err_msg() && !strchr(err_msg(), '\n'));
 		free(text);

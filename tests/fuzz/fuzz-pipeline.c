@@ -18,7 +18,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = NULL, *tokens[MAX_TOKENS], *p;
+	char *text = NULL, *tokens[MAX_TOKENS];
 	struct img in = {0}, out = {0}, again = {0};
 	const uint8_t *px;
 	size_t text_len, npx;
@@ -44,14 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[text_len] = '\0';
 	for (size_t i = 0; i < img_bytes(&in); i++)
 		in.data[i] = npx ? px[i % npx] : 0;
-	for (p = text; n < MAX_TOKENS;) {
-		char *nl = strchr(p, '\n');
-		tokens[n++] = p;
-		if (!nl)
-			break;
-		*nl = '\0';
-		p = nl + 1;
-	}
+	n = fuzz_split_lines(text, tokens, MAX_TOKENS);
 	if (chain_parse(&c, n, tokens) < 0)
 		goto done;
 	c.max_pixels = 1 << 16;

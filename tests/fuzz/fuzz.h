@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,5 +19,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();                                                        \
 		}                                                                       \
 	} while (0)
+
+// Splits text in place at its newlines into at most max tokens (the last keeps any lines
+// beyond); returns how many, at least 1.
+static inline int fuzz_split_lines(char *text, char **tokens, int max)
+{
+	int n = 0;
+	for (char *p = text; n < max;) {
+		char *nl = strchr(p, '\n');
+		tokens[n++] = p;
+		if (!nl)
+			break;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	return n;
+}
 
 #endif
