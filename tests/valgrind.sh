@@ -16,6 +16,19 @@ command -v valgrind >/dev/null || {
 pass=0
 fail=0
 
+# vg_verdict NAME OK: the run logged in $T/vg.log passes when OK is 1 (its exit status was
+# as wanted) and memcheck counted no errors; else its first error lines are shown.
+vg_verdict() {
+	if [ "$2" = 1 ] && grep -q 'ERROR SUMMARY: 0 errors' "$T/vg.log"; then
+		pass=$((pass + 1))
+		echo "ok   $1"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $1"
+		grep -E 'Invalid|uninitialised|definitely|ERROR SUMMARY' "$T/vg.log" | head -n 5 | sed 's/^/    | /'
+	fi
+}
+
 # vg NAME ARG...: climg --cpu ARG... under memcheck (whatever climg's own exit status).
 vg() {
 	_n=$1
@@ -24,14 +37,9 @@ vg() {
 		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
 		--log-file="$T/vg.log" "$CLIMG" --cpu "$@" >/dev/null 2>"$T/err"
 	_rc=$?
-	if [ "$_rc" != 99 ] && grep -q 'ERROR SUMMARY: 0 errors' "$T/vg.log"; then
-		pass=$((pass + 1))
-		echo "ok   $_n (climg exit $_rc)"
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $_n (climg exit $_rc)"
-		grep -E 'Invalid|uninitialised|definitely|ERROR SUMMARY' "$T/vg.log" | head -n 5 | sed 's/^/    | /'
-	fi
+	_ok=0
+	[ "$_rc" != 99 ] && _ok=1
+	vg_verdict "$_n (climg exit $_rc)" "$_ok"
 }
 
 "$IMGTOOL" make 61 37 3 noise:4 "$T/rgb.png"
@@ -84,14 +92,10 @@ for t in chain decode pipeline; do
 	valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite --log-file="$T/vg.log" \
 		"$FUZZ_REPLAY/replay-$t" tests/fuzz/regress/$t/* >/dev/null 2>&1
-	if [ $? = 0 ] && grep -q 'ERROR SUMMARY: 0 errors' "$T/vg.log"; then
-		pass=$((pass + 1))
-		echo "ok   fuzz replay $t"
-	else
-		fail=$((fail + 1))
-		echo "FAIL: fuzz replay $t"
-		grep -E 'Invalid|uninitialised|definitely|ERROR SUMMARY' "$T/vg.log" | head -n 5 | sed 's/^/    | /'
-	fi
+	_rc=$?
+	_ok=0
+	[ "$_rc" = 0 ] && _ok=1
+	vg_verdict "fuzz replay $t" "$_ok"
 done
 
 echo "$pass passed, $fail failed"
