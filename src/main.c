@@ -360,14 +360,20 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 	}
 	if (json) {
 		fputs("]", stderr);
-		if (!tm->on_cpu)
+		if (!tm->on_cpu && tm->run.verified)
+			fputs(", \"download_ms\": null, \"download_gbps\": null"
+			      ", \"download_zero_copy\": false, \"verified\": true", stderr);
+		else if (!tm->on_cpu)
 			fprintf(stderr, ", \"download_ms\": %.3f, \"download_gbps\": %.2f"
 				", \"download_zero_copy\": %s",
 				tm->run.download_ms, gbps(down_bytes, tm->run.download_ms),
 				tm->run.download_in_place ? "true" : "false");
 		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", tm->encode_ms, total);
 	} else {
-		if (!tm->on_cpu)
+		if (!tm->on_cpu && tm->run.verified)
+			fprintf(stderr, "climg: time: %-22s %10s    not timed: --verify writes the "
+				"CPU path's output\n", "download", "-");
+		else if (!tm->on_cpu)
 			fprintf(stderr, "climg: time: %-22s %10.3f ms %s\n", "download",
 				tm->run.download_ms,
 				transfer_str(rate, down_bytes, tm->run.download_ms,
@@ -627,7 +633,7 @@ static int run(const struct options *o, struct chain *chain)
 	rd = NULL;
 
 	if (o->verify) {
-		rc = pipeline_verify(chain, dev, &in, &res);
+		rc = pipeline_verify(chain, dev, &in, &res, times);
 		if (rc == 1)
 			status = EXIT_VERIFY;
 		dev_error = rc < 0;

@@ -534,7 +534,8 @@ static int compare_side(const struct chain *c, const void *cl)
 	return 0;
 }
 
-int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, struct img *out)
+int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
+		    struct run_times *t)
 {
 	struct cpu_run cpu;
 	struct cl_run cl = { 0 };
@@ -553,16 +554,22 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 		err_set("out of memory");
 		goto fail;
 	}
-	if (cl_start(&cl, c, o, in, NULL) < 0)
+	if (t)
+		t->verified = true;
+	if (cl_start(&cl, c, o, in, t) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct chain_stage *s = &c->st[i];
 		cpu_step(&cpu, s);
 		if (cl_step(&cl, s) < 0)
 			goto fail;
+		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
+			goto fail;
 		if (s->plan.passthrough)
 			continue;
 		if (ocl_download(o, cl.cur, check, geom_bytes(&cl.g)) < 0)
+			goto fail;
+		if (t && ocl_timer_take(o, &(double){ 0 }) < 0) // the comparison's, no phase's
 			goto fail;
 		if (compare(s, i, &cl.g, check, cpu.cur)) {
 			rc = 1;

@@ -73,6 +73,7 @@ struct run_times {
 	double build_ms, upload_ms, download_ms;
 	double *stage_ms; // c->n entries, provided by the caller
 	bool upload_in_place, download_in_place; // set by pipeline_cl
+	bool verified; // set by pipeline_verify: the output is the CPU path's, not downloaded
 };
 
 // Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
@@ -99,8 +100,9 @@ void *pipeline_host_alloc(struct ocl *o, size_t bytes);
 // Runs both paths and compares the image after every stage, and the side outputs at the
 // end. Returns 0 when identical (out and c->side then hold the result), 1 on the first
 // difference (err holds the stage, then x, y, channel or the side output's word, and both
-// values), -1 on failure.
+// values), -1 on failure. t (may be NULL) gets the device's build, upload and stage times;
+// the downloads for the comparisons are not counted.
 int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in,
-		    struct img *out);
+		    struct img *out, struct run_times *t);
 
 #endif

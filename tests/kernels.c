@@ -80,7 +80,7 @@ static void verify(struct ocl *o, const struct img *im, const char *const *token
 	np = chain_programs(&c, programs, 8);
 	if (ocl_build(o, programs, np) < 0)
 		goto done;
-	rc = pipeline_verify(&c, o, im, &out);
+	rc = pipeline_verify(&c, o, im, &out, NULL);
 done:
 	if (rc == 0)
 		printf("PASS %s\n", name);

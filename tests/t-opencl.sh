@@ -66,3 +66,15 @@ for phase in decode build upload " 1 grey" " 2 rotate:90" download encode total;
 done
 "$CLIMG" --cpu "$D/in-640x480-3.png" grey rotate:90 -o "$D/t0.png"
 check "device --time gives the CPU bytes" cmp "$D/t.png" "$D/t0.png"
+# with --verify: the device's stage times (not 0), and no download time, as the output
+# written is the CPU path's
+expect_exit 0 "--time with --verify" "$CLIMG" "$D/in-640x480-3.png" grey rotate:90 --time --verify -o "$D/tv.png"
+for phase in " 1 grey" " 2 rotate:90"; do
+	expect_stderr "--verify --time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
+	check_not "--verify --time: $phase is not 0" grep -Eq "^climg: time: $phase +0\.0+ ms" "$T/err"
+done
+expect_stderr "--verify --time: the download is not timed" "^climg: time: download +- +not timed: --verify writes the CPU path's output$"
+check "--verify --time gives the CPU bytes" cmp "$D/tv.png" "$D/t0.png"
+expect_exit 0 "--time=json with --verify" "$CLIMG" "$D/in-640x480-3.png" grey --time=json --verify -o "$D/tv.png"
+check_not "--verify --time=json: the stage's time is not 0" grep -q '"ms": 0\.0*,' "$T/err"
+expect_stderr "--verify --time=json: download null, verified" '"stages": \[\{"stage": "grey", "ms": [0-9.]+, .*"download_ms": null, "download_gbps": null, "download_zero_copy": false, "verified": true, "encode_ms"'
