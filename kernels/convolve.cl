@@ -26,8 +26,9 @@
 //                         rows into an int32 scratch buffer ...
 //   convolve_sep_v_cN     ... and the vertical pass from it to the output
 //   convolve_2d_cN        not separable without local memory, straight from global memory
-//   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 4 samples a
-//                         work-item from whole words, straight from global memory
+//   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 8 samples a
+//                         work-item from whole words, straight from global memory, with
+//                         the 32-bit finish (finish32) where the host found it exact
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -399,36 +400,56 @@ static inline void d2(const int CH, __global const uchar *in, __global uchar *ou
 	out[o] = finish(acc, off, D, M, S);
 }
 
-// 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
-// each work-item computes 4 consecutive samples g .. g + 3 of row y as the 2-D sum
-// acc = sum k[dy][dx] in(x + dx, y + dy) in int32 (exact: the host checked 255 sum|k| and
-// built k = ky kx for a separable kernel), reading three whole words of each of the three
-// rows it needs (L1/L2 serve the overlap between neighbours); no local memory, no barrier.
-// Items whose words would leave the image take the border path sample by sample, as d2
-// does. Global (W * CH / 4, H).
-static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
-		      __global const int *w, int border, long off, long D, long M, int S)
+// The contract's last step in 32-bit arithmetic, for sums with |acc| + |off| < 2^31 (the
+// host checked it): u = max(t, 0) and q = floor(u / D) as mul_hi(u, M) >> s, saturated to
+// 255. The host chose M and s so that q is exact for 0 <= u < 256 D and at least 256 above
+// it: D = 2^s with M = 0 (a plain shift, s <= 31); or D < 2^23 not a power of two,
+// s = floor(log2 D) and M = floor(2^(32+s) / D) + 1 < 2^32: then M D = 2^(32+s) + e with
+// 0 < e <= D, and u M / 2^(32+s) = u / D + u e / (D 2^(32+s)) where u e < 256 D^2 <=
+// 2^(32+s) (as D < 2^(s+1) and s <= 22), so the error term stays below 1 / D and never
+// reaches the next integer; and since M / 2^(32+s) > 1 / D, q is never below floor(u / D).
+static inline uchar finish32(int acc, int off, uint M, int s)
 {
-	const int ns = W * CH, g = 4 * get_global_id(0), y = get_global_id(1);
+	const uint u = (uint)max(acc + off, 0);
+	const uint q = M ? mul_hi(u, M) >> s : u >> s;
+	return (uchar)min(q, 255u);
+}
+
+// 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
+// each work-item computes D3_SAMPLES consecutive samples g .. g + 7 of row y as the 2-D sum
+// acc = sum k[dy][dx] in(x + dx, y + dy) in int32 (exact: the host checked 255 sum|k| and
+// built k = ky kx for a separable kernel), reading D3_WORDS whole words of each of the
+// three rows it needs (L1/L2 serve the overlap between neighbours); no local memory, no
+// barrier. Items whose words would leave the image take the border path sample by sample,
+// as d2 does; the last item of a row may have only 4 samples. Global
+// (ceil(W * CH / D3_SAMPLES), H).
+#define D3_SAMPLES 8
+#define D3_WORDS (D3_SAMPLES / 4 + 2) // the samples' words and one on each side
+static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
+		      __global const int *w, int border, int off, uint M, int s)
+{
+	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0), y = get_global_id(1);
 	if (g >= ns || y >= H)
 		return;
-	int a[4] = { 0, 0, 0, 0 };
-	if (y >= 1 && y + 1 < H && g >= 4 && g + 8 <= ns) {
+	int a[D3_SAMPLES];
+	for (int i = 0; i < D3_SAMPLES; i++)
+		a[i] = 0;
+	if (y >= 1 && y + 1 < H && g >= 4 && g + D3_SAMPLES + 4 <= ns) {
 #pragma unroll
 		for (int dy = 0; dy < 3; dy++) {
 			__global const uint *p =
 				(__global const uint *)(in + (size_t)(y + dy - 1) * ns + g);
-			uchar b[12];
-			vstore4(as_uchar4(p[-1]), 0, b);
-			vstore4(as_uchar4(p[0]), 1, b);
-			vstore4(as_uchar4(p[1]), 2, b);
+			uchar b[4 * D3_WORDS]; // bytes g - 4 .. g + D3_SAMPLES + 3
+#pragma unroll
+			for (int j = 0; j < D3_WORDS; j++)
+				vstore4(as_uchar4(p[j - 1]), j, b);
 			const int k0 = w[3 * dy], k1 = w[3 * dy + 1], k2 = w[3 * dy + 2];
 #pragma unroll
-			for (int i = 0; i < 4; i++)
+			for (int i = 0; i < D3_SAMPLES; i++)
 				a[i] += k0 * b[4 + i - CH] + k1 * b[4 + i] + k2 * b[4 + i + CH];
 		}
 	} else {
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < D3_SAMPLES && g + i < ns; i++) {
 			const int x = (g + i) / CH, c = (g + i) % CH;
 			for (int dy = 0; dy < 3; dy++) {
 				const int sy = border_map(y + dy - 1, H, border);
@@ -443,16 +464,23 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 			}
 		}
 	}
-	__global const uchar *src = in + (size_t)y * ns + g;
-	uchar4 q = (uchar4)(finish(a[0], off, D, M, S), finish(a[1], off, D, M, S),
-			    finish(a[2], off, D, M, S), finish(a[3], off, D, M, S));
-	if (HAS_ALPHA(CH)) {
-		if ((g + 0) % CH == CH - 1) q.s0 = src[0];
-		if ((g + 1) % CH == CH - 1) q.s1 = src[1];
-		if ((g + 2) % CH == CH - 1) q.s2 = src[2];
-		if ((g + 3) % CH == CH - 1) q.s3 = src[3];
+#pragma unroll
+	for (int j = 0; j < D3_SAMPLES / 4; j++) {
+		const int g4 = g + 4 * j;
+		if (g4 >= ns)
+			break;
+		__global const uchar *src = in + (size_t)y * ns + g4;
+		uchar4 q = (uchar4)(finish32(a[4 * j], off, M, s), finish32(a[4 * j + 1], off, M, s),
+				    finish32(a[4 * j + 2], off, M, s),
+				    finish32(a[4 * j + 3], off, M, s));
+		if (HAS_ALPHA(CH)) {
+			if ((g4 + 0) % CH == CH - 1) q.s0 = src[0];
+			if ((g4 + 1) % CH == CH - 1) q.s1 = src[1];
+			if ((g4 + 2) % CH == CH - 1) q.s2 = src[2];
+			if ((g4 + 3) % CH == CH - 1) q.s3 = src[3];
+		}
+		*(__global uint *)(out + (size_t)y * ns + g4) = as_uint(q);
 	}
-	*(__global uint *)(out + (size_t)y * ns + g) = as_uint(q);
 }
 
 // The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
@@ -486,10 +514,10 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 		sep_v(CH, in, mid, out, W, H, w, r, y0, rows, off, D, M, S);                    \
 	}                                                                                       \
 	__kernel void convolve_3x3_c##CH(__global const uchar *in, __global uchar *out, int W,  \
-					 int H, __global const int *w, int border, long off,    \
-					 long D, long M, int S)                                 \
+					 int H, __global const int *w, int border, int off,     \
+					 uint M, int s)                                         \
 	{                                                                                       \
-		d3(CH, in, out, W, H, w, border, off, D, M, S);                                 \
+		d3(CH, in, out, W, H, w, border, off, M, s);                                    \
 	}                                                                                       \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \
 					int H, __global const int *w, int r, int border,        \

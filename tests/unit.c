@@ -439,6 +439,24 @@ static int64_t sum32(const int32_t *w, int n)
 	return s;
 }
 
+// Whether finish32's division (kernels/convolve.cl) by d with m, s - q = ((t m) >> 32) >> s,
+// or t >> s where m is 0 - gives min(q, 255) = min(floor(t / d), 255) at t = q d - 1 and
+// q d for q <= 257 (the largest error is just below a multiple) and at 2^31 - 1.
+static bool div32_exact(int64_t d, uint32_t m, int s)
+{
+	if (s < 0 || s > 31)
+		return false;
+	for (int64_t k = 0; k <= 2 * 258; k++) {
+		const int64_t t = k < 2 * 258 ? (k / 2) * d - (k % 2 == 0) : INT32_MAX;
+		if (t < 0 || t > INT32_MAX)
+			continue;
+		const uint64_t q = m ? (((uint64_t)t * m) >> 32) >> s : (uint64_t)t >> s;
+		if ((q < 255 ? (int64_t)q : 255) != (t / d < 255 ? t / d : 255))
+			return false;
+	}
+	return true;
+}
+
 static void test_convolve_ints(void)
 {
 	static const char *const gauss[] = { "convolve:gauss:sigma=0.5", "convolve:gauss",
@@ -545,6 +563,28 @@ static void test_convolve_ints(void)
 		chain_free(&c);
 	}
 	CHECK("the device's reciprocal division is exact for every D < 2^16", bad_d == 0);
+	// convolve_3x3's 32-bit division (finish32), for every D < 2^16, the 4096 largest D
+	// below 2^23 and every power of two up to 2^40
+	bad_d = 0;
+	int64_t n_d = 0;
+	for (int64_t i = 1; i < (1 << 16) + 4096 + 41 && !bad_d; i++, n_d++) {
+		const int64_t d = i < 1 << 16 ? i
+		                  : i < (1 << 16) + 4096 ? (1 << 23) - ((1 << 16) + 4096 - i)
+		                                         : (int64_t)1 << (i - (1 << 16) - 4096);
+		char tok[64];
+		snprintf(tok, sizeof tok, "convolve:kernel=1:norm=%lld", (long long)d);
+		if (!ints_of(tok, &ci, &c))
+			break;
+		if (!div32_exact(d, ci.m32, ci.s32))
+			bad_d = d;
+		chain_free(&c);
+	}
+	CHECK("convolve_3x3's 32-bit division is exact for D < 2^16, below 2^23 and powers of 2",
+	      bad_d == 0 && n_d == (1 << 16) - 1 + 4096 + 41);
+	if (ints_of("convolve:kernel=1:norm=8388609", &ci, &c)) {
+		CHECK("D = 2^23 + 1 has no 32-bit division", ci.s32 == -1);
+		chain_free(&c);
+	}
 	if (ints_of("convolve:kernel=1:norm=65537", &ci, &c)) {
 		CHECK("D = 65537 divides on the device", ci.dev_m == 0);
 		chain_free(&c);

@@ -118,6 +118,8 @@ struct convolve_params {
 	int shift;     // log2(D) when D is a power of two, else -1
 	int64_t dev_m; // the device divides by D as (t * dev_m) >> dev_s (kernels/convolve.cl's
 	int dev_s;     // finish() says why that is exact), or by t / D where dev_m is 0
+	uint32_t m32;  // ... and in 32 bits (finish32) as mul_hi(t, m32) >> s32, or t >> s32
+	int s32;       // where m32 is 0; s32 is -1 where D allows neither (see finish_setup)
 	int32_t *w;    // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
 	char what[48]; // "3x3 sharpen", for messages
 };
@@ -307,6 +309,18 @@ static void finish_setup(struct convolve_params *p)
 	} else if (p->D < (1 << 16)) {
 		p->dev_m = ((int64_t)1 << 40) / p->D + 1;
 		p->dev_s = 40;
+	}
+	// finish32's (kernels/convolve.cl says why these are exact): a shift for D = 2^k (t is
+	// below 2^31, so s32 = 31 gives the 0 that a larger D would); else for D < 2^23 the
+	// reciprocal M = floor(2^(32+s) / D) + 1, s = floor(log2 D), which is below 2^32
+	p->m32 = 0;
+	p->s32 = -1;
+	if (p->shift >= 0) {
+		p->s32 = p->shift < 31 ? p->shift : 31;
+	} else if (p->D < (1 << 23)) {
+		for (p->s32 = 0; ((int64_t)2 << p->s32) <= p->D; p->s32++)
+			;
+		p->m32 = (uint32_t)((((uint64_t)1 << (32 + p->s32)) / (uint64_t)p->D) + 1);
 	}
 }
 
@@ -1112,7 +1126,8 @@ void convolve_ints(const void *params, struct convolve_ints *out)
 {
 	const struct convolve_params *p = params;
 	*out =
-	    (struct convolve_ints){p->n, p->separable != 0, p->D, p->B, p->w, p->dev_m, p->dev_s};
+	    (struct convolve_ints){p->n,     p->separable != 0, p->D,     p->B,  p->w,
+	                           p->dev_m, p->dev_s,          p->m32,   p->s32};
 }
 
 static int convolve_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -1434,20 +1449,24 @@ done:
 	return rc;
 }
 
-// Whether convolve_3x3_cN takes the image: a 3 x 3 kernel whose 2-D integers keep the
-// int32 bound, rows that start on a word, and no CLIMG_CONVOLVE_PATH test hook. The bound
-// is 255 sum|k| <= 2^31 - 1: bounds_ok checked it when parsing a kernel that is not
-// separable; for a separable one k = ky kx, so sum|k| = sum|ky| sum|kx|.
+// Whether convolve_3x3_cN takes the image: a 3 x 3 kernel, rows that start on a word, no
+// CLIMG_CONVOLVE_PATH test hook, and the kernel's 32-bit arithmetic exact: the 2-D sum
+// with the offset, 255 sum|k| + |off| <= 2^31 - 1 (for a separable kernel k = ky kx, so
+// sum|k| = sum|ky| sum|kx|), and a D that finish32 divides by (s32 >= 0).
 static bool words_3x3(const struct convolve_params *p, int W, int ch)
 {
 	const char *force = getenv("CLIMG_CONVOLVE_PATH");
-	if (p->n != 3 || ((int64_t)W * ch) % 4 || (force && *force))
+	int64_t sum;
+	if (p->n != 3 || ((int64_t)W * ch) % 4 || (force && *force) || p->s32 < 0)
 		return false;
-	// no overflow: bounds_ok holds, so 255 sum|kx| and 255 sum|ky| are below 2^31
-	return !p->separable || 255 * abs_sum(p->w, 3) * abs_sum(p->w + 3, 3) <= INT32_BOUND;
+	// no overflow: bounds_ok holds, so 255 sum|kx| and 255 sum|ky| are below 2^31, and
+	// |off| <= |B| + D / 2 is below 2^62
+	sum = p->separable ? abs_sum(p->w, 3) * abs_sum(p->w + 3, 3) : abs_sum(p->w, 9);
+	return 255 * sum <= INT32_BOUND - llabs(p->off);
 }
 
-// Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): 4 samples a work-item.
+// Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES (8) samples a
+// work-item.
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
@@ -1461,11 +1480,11 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
 	wbuf = ocl_buf_new(c->ocl, sizeof k);
 	if (wbuf && ocl_upload(c->ocl, wbuf, k, sizeof k) == 0)
-		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch / 4, (size_t)H, 0, 0,
-		             (struct ocl_arg[]){
-		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-		                 OCL_BUF(wbuf), OCL_INT(p->border), OCL_LONG(p->off),
-		                 OCL_LONG(p->D), OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_END});
+		rc = ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + 7) / 8, (size_t)H, 0, 0,
+		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->border),
+		                                OCL_INT(p->off), OCL_UINT(p->m32), OCL_INT(p->s32),
+		                                OCL_END});
 	ocl_buf_free(wbuf); // released by OpenCL once the queued kernel is done with it
 	return rc;
 }

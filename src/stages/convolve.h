@@ -14,6 +14,8 @@ struct convolve_ints {
 	const int32_t *w; // separable: 2n values, else n * n row by row; owned by params
 	int64_t dev_m;    // the device's floor(t / D) for 0 <= t < 256 D: (t * dev_m) >> dev_s,
 	int dev_s;        // or t / D when dev_m is 0
+	uint32_t m32;     // ... in 32 bits (convolve_3x3): ((t * m32) >> 32) >> s32, or
+	int s32;          // t >> s32 when m32 is 0; s32 -1: not available for this D
 };
 
 // params is the block of a parsed convolve stage (struct chain_stage.params).
