@@ -118,7 +118,7 @@ struct convolve_params {
 	int shift;     // log2(D) when D is a power of two, else -1
 	int64_t dev_m; // the device divides by D as (t * dev_m) >> dev_s (kernels/convolve.cl's
 	int dev_s;     // finish() says why that is exact), or by t / D where dev_m is 0
-	uint32_t m32;  // ... and in 32 bits (finish32) as mul_hi(t, m32) >> s32, or t >> s32
+	uint32_t m32;  // ... and in 32 bits (finish32) as ((t * m32) >> 32) >> s32, or t >> s32
 	int s32;       // where m32 is 0; s32 is -1 where D allows neither (see finish_setup)
 	int32_t *w;    // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
 	char what[48]; // "3x3 sharpen", for messages
