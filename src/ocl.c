@@ -1557,6 +1557,12 @@ struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes)
 	return buf_create(o, CL_MEM_READ_WRITE, NULL, bytes);
 }
 
+struct ocl_buf *ocl_buf_const(struct ocl *o, const void *src, size_t bytes)
+{
+	// the OpenCL API takes a non-const pointer; with CL_MEM_COPY_HOST_PTR it only reads it
+	return buf_create(o, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (void *)src, bytes);
+}
+
 void ocl_buf_free(struct ocl_buf *b)
 {
 	if (!b)

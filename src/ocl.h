@@ -73,6 +73,10 @@ void ocl_build_count(const struct ocl *o, int *built, int *cached);
 
 // Device buffers. ocl_buf_new checks bytes against CL_DEVICE_MAX_MEM_ALLOC_SIZE itself.
 struct ocl_buf *ocl_buf_new(struct ocl *o, size_t bytes);
+// A read-only buffer with a copy of src, made as it is created: nothing is queued and the
+// host does not wait for the queue (ocl_upload's blocking write would wait for every
+// kernel queued before it). For small constant data such as a stage's weights.
+struct ocl_buf *ocl_buf_const(struct ocl *o, const void *src, size_t bytes);
 // NULL-safe. A buffer from ocl_buf_new goes once the queued commands are done with it; for
 // one from ocl_buf_wrap this waits for every queued command first, so the caller may free or
 // reuse the wrapped memory as soon as it returns.

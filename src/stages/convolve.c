@@ -1478,8 +1478,8 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 		for (int dx = 0; dx < 3; dx++)
 			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
-	wbuf = ocl_buf_new(c->ocl, sizeof k);
-	if (wbuf && ocl_upload(c->ocl, wbuf, k, sizeof k) == 0)
+	wbuf = ocl_buf_const(c->ocl, k, sizeof k);
+	if (wbuf)
 		rc = ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + 7) / 8, (size_t)H, 0, 0,
 		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
 		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->border),
@@ -1505,8 +1505,8 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
-	wbuf = ocl_buf_new(c->ocl, nw * sizeof *p->w);
-	if (!wbuf || ocl_upload(c->ocl, wbuf, p->w, nw * sizeof *p->w) < 0)
+	wbuf = ocl_buf_const(c->ocl, p->w, nw * sizeof *p->w);
+	if (!wbuf)
 		goto done;
 	if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
 		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim, wg);
