@@ -419,7 +419,8 @@ static inline uchar finish32(int acc, int off, uint M, int s)
 // 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
 // each work-item computes D3_SAMPLES consecutive samples g .. g + 7 of row y as the 2-D sum
 // acc = sum k[dy][dx] in(x + dx, y + dy) in int32 (exact: the host checked 255 sum|k| and
-// built k = ky kx for a separable kernel), reading D3_WORDS whole words of each of the
+// built k = ky kx for a separable kernel; the 9 weights come as arguments k0..k8, row by
+// row, so that no buffer is made for them), reading D3_WORDS whole words of each of the
 // three rows it needs (L1/L2 serve the overlap between neighbours); no local memory, no
 // barrier. Items whose words would leave the image take the border path sample by sample,
 // as d2 does; the last item of a row may have only 4 samples. Global
@@ -427,7 +428,7 @@ static inline uchar finish32(int acc, int off, uint M, int s)
 #define D3_SAMPLES 8
 #define D3_WORDS (D3_SAMPLES / 4 + 2) // the samples' words and one on each side
 static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
-		      __global const int *w, int border, int off, uint M, int s)
+		      const int *w, int border, int off, uint M, int s)
 {
 	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0), y = get_global_id(1);
 	if (g >= ns || y >= H)
@@ -515,9 +516,11 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 		sep_v(CH, in, mid, out, W, H, w, r, y0, rows, off, D, M, S);                    \
 	}                                                                                       \
 	__kernel void convolve_3x3_c##CH(__global const uchar *in, __global uchar *out, int W,  \
-					 int H, __global const int *w, int border, int off,     \
-					 uint M, int s)                                         \
+					 int H, int k0, int k1, int k2, int k3, int k4, int k5, \
+					 int k6, int k7, int k8, int border, int off, uint M,   \
+					 int s)                                                 \
 	{                                                                                       \
+		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
 		d3(CH, in, out, W, H, w, border, off, M, s);                                    \
 	}                                                                                       \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \

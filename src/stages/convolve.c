@@ -1471,22 +1471,19 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	int32_t k[9];
-	struct ocl_buf *wbuf = NULL;
 	char kernel[32];
-	int rc = -1;
 	for (int dy = 0; dy < 3; dy++)
 		for (int dx = 0; dx < 3; dx++)
 			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
-	wbuf = ocl_buf_const(c->ocl, k, sizeof k);
-	if (wbuf)
-		rc = ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + 7) / 8, (size_t)H, 0, 0,
-		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->border),
-		                                OCL_INT(p->off), OCL_UINT(p->m32), OCL_INT(p->s32),
-		                                OCL_END});
-	ocl_buf_free(wbuf); // released by OpenCL once the queued kernel is done with it
-	return rc;
+	// the weights go as arguments: no buffer to create and free for each run
+	return ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + 7) / 8, (size_t)H, 0, 0,
+	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+	                                  OCL_INT(k[0]), OCL_INT(k[1]), OCL_INT(k[2]),
+	                                  OCL_INT(k[3]), OCL_INT(k[4]), OCL_INT(k[5]),
+	                                  OCL_INT(k[6]), OCL_INT(k[7]), OCL_INT(k[8]),
+	                                  OCL_INT(p->border), OCL_INT(p->off), OCL_UINT(p->m32),
+	                                  OCL_INT(p->s32), OCL_END});
 }
 
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
