@@ -26,6 +26,8 @@
 //                         rows into an int32 scratch buffer ...
 //   convolve_sep_v_cN     ... and the vertical pass from it to the output
 //   convolve_2d_cN        not separable without local memory, straight from global memory
+//   convolve_sep_cpu_cN   separable, radius <= 32, for CPU devices: one work-item a tile
+//                         of 64 samples x 64 rows, private rows, no local memory
 //   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 8 samples a
 //                         work-item from whole words, straight from global memory, with
 //                         the 32-bit finish (finish32) where the host found it exact
@@ -484,6 +486,86 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 		*(__global uint *)(out + (size_t)y * ns + g4) = as_uint(q);
 	}
 }
+
+// ---- CPU devices ------------------------------------------------------------------------
+// convolve_sep_cpu_cN: separable kernels of radius at most SEP_CPU_MAX_R on CPU devices
+// (src/stages/convolve.c picks it by the device's type). Built only for CPU devices
+// (CLIMG_CPU_DEVICE, src/ocl.c): NVIDIA's compiler took 14 s for this program with it. One
+// work-item (local size 1, so no
+// barrier) computes a tile of SEP_CPU_TW samples x SEP_CPU_TH rows: each of the tile's
+// th + 2r input rows is gathered, border-mapped, into the private row src (the tile's
+// samples and r * CH on each side), its horizontal pass goes into the private int32 rows
+// mid, and the vertical pass (int64) finishes the tile's samples row by row. Every inner
+// loop runs over consecutive samples with one weight, which the compiler vectorizes.
+// Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)).
+#ifdef CLIMG_CPU_DEVICE
+#define SEP_CPU_TW 64
+#define SEP_CPU_TH 64
+#define SEP_CPU_MAX_R 32
+static inline void sep_cpu(const int CH, __global const uchar *in, __global uchar *out, int W,
+			   int H, __global const int *w, int r, int border, long off, long D,
+			   long M, int S)
+{
+	const int n = 2 * r + 1, RC = r * CH, ns = W * CH;
+	const int s0 = get_global_id(0) * SEP_CPU_TW, y0 = get_global_id(1) * SEP_CPU_TH;
+	if (s0 >= ns || y0 >= H)
+		return;
+	const int tw = min(SEP_CPU_TW, ns - s0), th = min(SEP_CPU_TH, H - y0);
+	int mid[(SEP_CPU_TH + 2 * SEP_CPU_MAX_R) * SEP_CPU_TW];
+	uchar src[SEP_CPU_TW + 2 * SEP_CPU_MAX_R * 4];
+	long acc[SEP_CPU_TW];
+	__global const int *kx = w, *ky = w + n;
+	for (int i = 0; i < th + 2 * r; i++) {
+		const int sy = border_map(y0 - r + i, H, border);
+		__global const uchar *row = in + (size_t)max(sy, 0) * ns;
+		if (sy < 0) {
+			for (int j = 0; j < tw + 2 * RC; j++)
+				src[j] = 0;
+		} else if (s0 >= RC && s0 + tw + RC <= ns) {
+			for (int j = 0; j < tw + 2 * RC; j++)
+				src[j] = row[s0 - RC + j];
+		} else {
+			for (int j = 0; j < tw + 2 * RC; j++)
+				src[j] = row_byte(CH, row, s0 - RC + j, W, border);
+		}
+		int *m = mid + i * SEP_CPU_TW;
+		for (int j = 0; j < SEP_CPU_TW; j++)
+			m[j] = 0;
+		for (int k = 0; k < n; k++) {
+			const int wk = kx[k];
+			const uchar *t = src + k * CH;
+			for (int j = 0; j < SEP_CPU_TW; j++)
+				m[j] += wk * t[j];
+		}
+	}
+	for (int i = 0; i < th; i++) {
+		for (int j = 0; j < SEP_CPU_TW; j++)
+			acc[j] = 0;
+		for (int k = 0; k < n; k++) {
+			const long wk = ky[k];
+			const int *m = mid + (i + k) * SEP_CPU_TW;
+			for (int j = 0; j < SEP_CPU_TW; j++)
+				acc[j] += wk * m[j];
+		}
+		const size_t o = (size_t)(y0 + i) * ns + s0;
+		for (int j = 0; j < tw; j++)
+			out[o + j] = HAS_ALPHA(CH) && (s0 + j) % CH == CH - 1 ? in[o + j]
+									       : finish(acc[j], off, D, M, S);
+	}
+}
+
+#define CONVOLVE_CPU_KERNEL(CH)                                                                 \
+	__kernel void convolve_sep_cpu_c##CH(__global const uchar *in, __global uchar *out,     \
+					     int W, int H, __global const int *w, int r,        \
+					     int border, long off, long D, long M, int S)       \
+	{                                                                                       \
+		sep_cpu(CH, in, out, W, H, w, r, border, off, D, M, S);                         \
+	}
+CONVOLVE_CPU_KERNEL(1)
+CONVOLVE_CPU_KERNEL(2)
+CONVOLVE_CPU_KERNEL(3)
+CONVOLVE_CPU_KERNEL(4)
+#endif
 
 // The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
 // convolve_sep_tile's so that the host passes both the same arguments.

@@ -29,7 +29,6 @@ static const cl_command_queue_properties queue_props = 0;
 
 // Options for every program. Never -cl-fast-relaxed-math: OpenCL must match the CPU path
 // byte for byte.
-static const char build_options[] = "-cl-std=CL1.2";
 
 struct ocl_program {
 	struct ocl_program *next;
@@ -62,6 +61,7 @@ struct ocl {
 	size_t nevents, events_cap;
 	struct ocl_pinned *pinned; // live ocl_host_alloc blocks
 	bool cache_on;             // the program binary cache (ocl_set_cache); on by default
+	bool cpu_device;           // CL_DEVICE_TYPE_CPU (ocl_cpu_device)
 	bool cpu_kernels;          // the stages' CPU kernel variants (ocl_cpu_kernels)
 	bool cache_ready;          // cache_dir and cache_id were looked up
 	char *cache_dir;           // the cache directory, NULL when there is none to use
@@ -70,6 +70,14 @@ struct ocl {
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
 };
+
+// Every program's build options; a CPU device's also define CLIMG_CPU_DEVICE, which keeps
+// kernels only CPU devices run (kernels/convolve.cl's sep_cpu) out of GPU builds, where
+// they would only cost compile time.
+static const char *build_options(const struct ocl *o)
+{
+	return o->cpu_device ? "-cl-std=CL1.2 -DCLIMG_CPU_DEVICE" : "-cl-std=CL1.2";
+}
 
 // A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
 struct ocl_pinned {
@@ -566,7 +574,8 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	o->cache_on = true;
 	if (device_type(o->device, &type) < 0)
 		goto fail;
-	o->cpu_kernels = (type & CL_DEVICE_TYPE_CPU) != 0;
+	o->cpu_device = (type & CL_DEVICE_TYPE_CPU) != 0;
+	o->cpu_kernels = o->cpu_device;
 	if (!(dname = info_str(NULL, o->device, CL_DEVICE_NAME)) ||
 	    !(pname = info_str(o->platform, NULL, CL_PLATFORM_NAME)))
 		goto fail;
@@ -710,6 +719,11 @@ int ocl_about(const struct ocl *o, struct ocl_about *a)
 	free(driver);
 	free(version);
 	return 0;
+}
+
+bool ocl_cpu_device(const struct ocl *o)
+{
+	return o->cpu_device;
 }
 
 bool ocl_cpu_kernels(const struct ocl *o)
@@ -1131,7 +1145,7 @@ static struct cache_key *cache_key_new(struct ocl *o, const char *name, const ch
 		return NULL;
 	snprintf(hex, sizeof hex, "%016llx",
 	         (unsigned long long)fnv1a64(FNV1A64_BASIS, o->cache_id, strlen(o->cache_id)));
-	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, build_options,
+	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, build_options(o),
 	               name, source);
 	if (len < 0 || !(k->text = malloc((size_t)len + 1)) ||
 	    !(k->path = malloc(strlen(o->cache_dir) + strlen(name) + 32))) {
@@ -1139,7 +1153,7 @@ static struct cache_key *cache_key_new(struct ocl *o, const char *name, const ch
 		return NULL;
 	}
 	snprintf(k->text, (size_t)len + 1, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id,
-	         build_options, name, source);
+	         build_options(o), name, source);
 	k->len = (size_t)len;
 	sprintf(k->path, "%s/%s-%s.clbin", o->cache_dir, name, hex);
 	return k;
@@ -1205,7 +1219,7 @@ static cl_program cache_load(struct ocl *o, const struct cache_key *k)
 		goto fail;
 	prog = clCreateProgramWithBinary(o->ctx, 1, &o->device, &bin_bytes, &bin, &status, &e);
 	if (!prog || e != CL_SUCCESS || status != CL_SUCCESS ||
-	    clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL) != CL_SUCCESS)
+	    clBuildProgram(prog, 1, &o->device, build_options(o), NULL, NULL) != CL_SUCCESS)
 		goto fail;
 	free(file);
 	return prog;
@@ -1308,7 +1322,7 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 		return NULL;
 	}
 	stderr_divert(&div);
-	e = CALL(clBuildProgram(prog, 1, &o->device, build_options, NULL, NULL));
+	e = CALL(clBuildProgram(prog, 1, &o->device, build_options(o), NULL, NULL));
 	diverted = stderr_restore(&div);
 	if (e == CL_BUILD_PROGRAM_FAILURE) {
 		build_log_keep(o, prog, src->name, diverted);

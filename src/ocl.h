@@ -47,6 +47,9 @@ int ocl_about(const struct ocl *o, struct ocl_about *a);
 // CL_DEVICE_TYPE_CPU. Both families give the same bytes on any device; tests and the
 // benchmark override the choice with ocl_set_cpu_kernels to run either one anywhere.
 bool ocl_cpu_kernels(const struct ocl *o);
+// Whether the device is a CPU device (CL_DEVICE_TYPE_CPU). Its programs are built with
+// CLIMG_CPU_DEVICE defined, so kernels that only CPU devices run exist only there.
+bool ocl_cpu_device(const struct ocl *o);
 void ocl_set_cpu_kernels(struct ocl *o, bool on);
 
 // Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.

@@ -120,11 +120,13 @@ check "device sobel-x on a ramp: the documented values" test "$("$IMGTOOL" dump 
 
 # ---- OpenCL against the CPU path, byte for byte ---------------------------------------------
 # --verify compares after every stage, so each chain checks each of its kernels on its own
-# input. Every chain starts from noise. Each runs three ways: as climg chooses (3x3 kernels
+# input. Every chain starts from noise. Each runs four ways: as climg chooses (3x3 kernels
 # on rows of whole words take convolve_3x3: 68x21 always, the other sizes with 4 channels;
 # rows of 4 but not 8 bytes end in an item of 4 samples),
-# CLIMG_CONVOLVE_PATH=tile (the local-memory tiles) and =global (the paths without local
-# memory); CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path into strips of 5 rows.
+# CLIMG_CONVOLVE_PATH=tile (the local-memory tiles), =global (the paths without local
+# memory) and =cpu (convolve_sep_cpu, which CPU devices take for separable kernels of radius
+# up to 32 and only CPU devices have; elsewhere the same as =tile); CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path into strips
+# of 5 rows.
 if "$CLIMG" --list-devices | grep -q '^0: '; then
 	# 3x3 kernels that convolve_3x3's 32-bit arithmetic does not take: D = 8400000 is not a
 	# power of two and above 2^23; with norm=1000, 255 sum|k| + |bias numerator| > 2^31
@@ -142,7 +144,7 @@ convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
 		for ch in 1 2 3 4; do
 			img="$D/v-$size-$ch.png"
 			"$IMGTOOL" make "$w" "$h" "$ch" noise:$((w * 7 + h * 3 + ch)) "$img"
-			for path in auto tile global; do
+			for path in auto tile global cpu; do
 				hook=$path
 				[ "$path" = auto ] && hook=
 				echo "$CHAINS" | while read -r chain; do

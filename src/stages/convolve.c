@@ -61,7 +61,10 @@
 // multiply-adds per image (width * height * colour channels * N * N); a kernel file at most
 // 16 MiB; |bias| <= 1000000.
 //
-// Test-only hooks (not user options): CLIMG_CONVOLVE_PATH=global makes run_cl take the
+// Test-only hooks (not user options): CLIMG_CONVOLVE_PATH=cpu makes run_cl take
+// convolve_sep_cpu (CPU devices' kernel for separable kernels of radius up to 32) where it
+// applies, on CPU devices only (other devices' programs lack it); elsewhere it acts as
+// =tile. CLIMG_CONVOLVE_PATH=global makes run_cl take the
 // paths that use no local memory other than the 3 x 3 word path, =tile the local-memory tile
 // paths where they fit (any non-empty value keeps the 3 x 3 word path out);
 // CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path, so tests reach
@@ -89,6 +92,11 @@
 #define SCALED_BITS 24 // scaled 2-D kernels: S starts here
 #define INT32_BOUND 2147483647LL
 #define INT64_BOUND ((int64_t)1 << 62)
+// kernels/convolve.cl's tile of convolve_sep_cpu_cN (CPU devices): samples, rows, and the
+// largest radius its private arrays hold; keep in step with SEP_CPU_TW, _TH, _MAX_R there
+#define SEP_CPU_TW 64
+#define SEP_CPU_TH 64
+#define SEP_CPU_MAX_R 32
 
 enum border { BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP, BORDER_ZERO };
 
@@ -1486,6 +1494,20 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 	                                  OCL_INT(p->s32), OCL_END});
 }
 
+// Whether convolve_sep_cpu_cN takes the image: a separable kernel of radius at most
+// SEP_CPU_MAX_R on a CPU device, where the kernel exists (ocl_cpu_device), when the stages'
+// CPU kernels are chosen (ocl_cpu_kernels) or the test hook CLIMG_CONVOLVE_PATH=cpu asks
+// for it; the other hook values keep it out.
+static bool sep_cpu(const struct convolve_params *p, const struct stage_cl *c)
+{
+	const char *force = getenv("CLIMG_CONVOLVE_PATH");
+	if (!p->separable || p->r > SEP_CPU_MAX_R || !ocl_cpu_device(c->ocl))
+		return false;
+	if (force && *force)
+		return !strcmp(force, "cpu");
+	return ocl_cpu_kernels(c->ocl);
+}
+
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct convolve_params *p = params;
@@ -1505,7 +1527,16 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	wbuf = ocl_buf_const(c->ocl, p->w, nw * sizeof *p->w);
 	if (!wbuf)
 		goto done;
-	if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
+	if (sep_cpu(p, c)) {
+		snprintf(kernel, sizeof kernel, "convolve_sep_cpu_c%d", ch);
+		rc = ocl_run(c->ocl, "convolve", kernel,
+		             ((size_t)W * ch + SEP_CPU_TW - 1) / SEP_CPU_TW,
+		             ((size_t)H + SEP_CPU_TH - 1) / SEP_CPU_TH, 1, 1,
+		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
+		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->r),
+		                                OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
+		                                OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_END});
+	} else if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
 		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim, wg);
 	} else if (p->separable) {
 		rc = run_two_pass(p, c, wbuf, &lim);
