@@ -1508,6 +1508,22 @@ static bool sep_cpu(const struct convolve_params *p, const struct stage_cl *c)
 	return ocl_cpu_kernels(c->ocl);
 }
 
+// A separable kernel through convolve_sep_cpu_cN (kernels/convolve.cl): one work-item, in a
+// work-group of its own, per tile of SEP_CPU_TW samples x SEP_CPU_TH rows.
+static int run_sep_cpu(const struct convolve_params *p, const struct stage_cl *c,
+                       struct ocl_buf *wbuf)
+{
+	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
+	char kernel[32];
+	snprintf(kernel, sizeof kernel, "convolve_sep_cpu_c%d", ch);
+	return ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + SEP_CPU_TW - 1) / SEP_CPU_TW,
+	               ((size_t)H + SEP_CPU_TH - 1) / SEP_CPU_TH, 1, 1,
+	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
+	                                  OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border),
+	                                  OCL_LONG(p->off), OCL_LONG(p->D), OCL_LONG(p->dev_m),
+	                                  OCL_INT(p->dev_s), OCL_END});
+}
+
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
 {
 	const struct convolve_params *p = params;
@@ -1521,22 +1537,19 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 
 	if (words_3x3(p, W, ch))
 		return run_3x3(p, c);
-	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
-	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
-		return -1;
 	wbuf = ocl_buf_const(c->ocl, p->w, nw * sizeof *p->w);
 	if (!wbuf)
-		goto done;
+		return -1;
 	if (sep_cpu(p, c)) {
-		snprintf(kernel, sizeof kernel, "convolve_sep_cpu_c%d", ch);
-		rc = ocl_run(c->ocl, "convolve", kernel,
-		             ((size_t)W * ch + SEP_CPU_TW - 1) / SEP_CPU_TW,
-		             ((size_t)H + SEP_CPU_TH - 1) / SEP_CPU_TH, 1, 1,
-		             (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W),
-		                                OCL_INT(H), OCL_BUF(wbuf), OCL_INT(p->r),
-		                                OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
-		                                OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_END});
-	} else if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
+		rc = run_sep_cpu(p, c, wbuf);
+		goto done;
+	}
+	// the tile kernel's work-group limit, which tile_pick needs (the CPU kernel above does
+	// not: it runs work-groups of one)
+	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
+	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
+		goto done;
+	if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
 		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim, wg);
 	} else if (p->separable) {
 		rc = run_two_pass(p, c, wbuf, &lim);
