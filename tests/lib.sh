@@ -26,6 +26,25 @@ need_opencl() {
 	return 0
 }
 
+# c_checks NAME OUT CMD...: runs a C test program (tests/check.h: one "PASS name" or
+# "FAIL name: why" line per check) with its output in OUT and adds its lines to the counts,
+# each failure shown as "FAIL: NAME: ..."; an exit status other than 0 without a FAIL line
+# (a crash) is one more failure, shown with the output's last lines.
+c_checks() {
+	_cc_name=$1
+	_cc_out=$2
+	shift 2
+	"$@" >"$_cc_out" 2>&1
+	_cc_rc=$?
+	pass=$((pass + $(grep -c '^PASS ' "$_cc_out")))
+	grep '^FAIL ' "$_cc_out" | sed "s|^FAIL |FAIL: $_cc_name: |"
+	fail=$((fail + $(grep -c '^FAIL ' "$_cc_out")))
+	if [ "$_cc_rc" != 0 ] && ! grep -q '^FAIL ' "$_cc_out"; then
+		bad "$_cc_name: exited $_cc_rc"
+		tail -n 5 "$_cc_out"
+	fi
+}
+
 # check NAME CMD...: passes when CMD exits 0.
 check() {
 	_name=$1

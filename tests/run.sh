@@ -16,17 +16,8 @@ CLIMG_CACHE_DIR=$T/cache
 export CLIMG IMGTOOL T CLIMG_CACHE_DIR
 . tests/lib.sh
 
-# C unit tests print one "PASS name" or "FAIL name: why" line per check.
-"$UNIT" >"$T/unit.out" 2>&1
-rc=$?
-n=$(grep -c '^PASS ' "$T/unit.out")
-pass=$((pass + n))
-grep '^FAIL ' "$T/unit.out" | sed 's/^FAIL /FAIL: unit: /'
-fail=$((fail + $(grep -c '^FAIL ' "$T/unit.out")))
-if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$T/unit.out"; then
-	bad "unit: exited $rc"
-	tail -n 5 "$T/unit.out"
-fi
+# The C unit tests.
+c_checks unit "$T/unit.out" "$UNIT"
 
 [ $# -gt 0 ] || set -- tests/t-*.sh
 if [ "${JOBS:-1}" -le 1 ]; then

@@ -11,15 +11,7 @@ rm -rf "$cd_d"
 mkdir -p "$cd_d"
 
 # ---- C checks --------------------------------------------------------------------------
-"${CODEC:-tests/codec}" "$cd_d" >"$cd_d/codec.out" 2>&1
-cd_rc=$?
-pass=$((pass + $(grep -c '^PASS ' "$cd_d/codec.out")))
-grep '^FAIL ' "$cd_d/codec.out" | sed 's/^FAIL /FAIL: codec: /'
-fail=$((fail + $(grep -c '^FAIL ' "$cd_d/codec.out")))
-if [ "$cd_rc" != 0 ] && ! grep -q '^FAIL ' "$cd_d/codec.out"; then
-	bad "codec: exited $cd_rc"
-	tail -n 5 "$cd_d/codec.out"
-fi
+c_checks codec "$cd_d/codec.out" "${CODEC:-tests/codec}" "$cd_d"
 
 # cd_py: an independent reader, when python3 is there.
 cd_py=""

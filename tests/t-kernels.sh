@@ -7,13 +7,6 @@
 
 need_opencl "kernel family tests" || { return 0 2>/dev/null || exit 0; }
 for kf_family in cpu gpu; do
-	"${KERNELS:-tests/kernels}" "$kf_family" >"$T/kernels-$kf_family.out" 2>&1
-	kf_rc=$?
-	pass=$((pass + $(grep -c '^PASS ' "$T/kernels-$kf_family.out")))
-	grep '^FAIL ' "$T/kernels-$kf_family.out" | sed 's/^FAIL /FAIL: /'
-	fail=$((fail + $(grep -c '^FAIL ' "$T/kernels-$kf_family.out")))
-	if [ "$kf_rc" != 0 ] && ! grep -q '^FAIL ' "$T/kernels-$kf_family.out"; then
-		bad "tests/kernels $kf_family: exited $kf_rc"
-		tail -n 5 "$T/kernels-$kf_family.out"
-	fi
+	c_checks "kernels $kf_family" "$T/kernels-$kf_family.out" \
+		"${KERNELS:-tests/kernels}" "$kf_family"
 done
