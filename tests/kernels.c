@@ -23,8 +23,8 @@
 
 // Sizes: single pixels, rows and columns; below, at and past the blocks (16, 8, 4 pixels)
 // and the word kernels' multiples of 4; past a remap tile (256 x 64 output pixels) in both
-// directions with partial tiles; several 16384-pixel pieces (rotate 180, grey) and 64 KiB
-// histogram slices with a partial last one.
+// directions with partial tiles, and past the mapping's 32 x 32 tiles; several 16384-pixel
+// pieces (rotate 180, grey) and 64 KiB histogram slices with a partial last one.
 static const struct {
 	int w, h;
 } sizes[] = { { 1, 1 },    { 1, 19 },  { 19, 1 },  { 2, 3 },    { 13, 7 },   { 16, 16 },
@@ -40,6 +40,12 @@ static const char *const chains[][6] = {
 	{ "grey" },
 	{ "grey:avg" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },
+	// the mapping (any angle): bilinear with and without alpha, nearest; the tile kernels'
+	// orders of work: along output columns (|sin| <= |cos|, shear up or down, 45 degrees)
+	// and along output rows (|sin| > |cos|, the 90 degrees of a crop on a non-square image)
+	{ "rotate:30", "rotate:-45:crop", "rotate:135:nearest" },
+	{ "rotate:17.5:bg=#ff000080:crop", "rotate:100.5:bg=#10203040" },
+	{ "rotate:-80:nearest:bg=#0a0b0c", "rotate:90:crop", "rotate:-7.5" },
 };
 #define NCHAINS (sizeof chains / sizeof chains[0])
 

@@ -66,6 +66,7 @@
 #include "rotate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../err.h"
@@ -334,6 +335,8 @@ static struct rotate_map map_of(const struct rotate_params *p, int ch)
 
 // Pixels a work-item of rotate_180_cpu_cN reverses; keep in step with kernels/rotate.cl.
 #define ROTATE_180_CPU_PX 16384
+// The mapping kernels' tile and work-group, ROTATE_TILE x ROTATE_RY items; keep in step too.
+enum { ROTATE_TILE = 32, ROTATE_RY = 4 };
 
 static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
 {
@@ -401,16 +404,38 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 		return rotate_run_cl(params, c);
 	struct rotate_map m = map_of(p, c->gin.ch);
 	uint32_t bg = m.bg[0] | m.bg[1] << 8 | m.bg[2] << 16 | (uint32_t)m.bg[3] << 24;
-	const char *kernel = !m.bilinear           ? "rotate_nearest"
-			     : c->gin.ch == 1 ? "rotate_bilinear_c1"
-			     : c->gin.ch == 3 ? "rotate_bilinear_c3" // no alpha: a shorter path
-					      : "rotate_bilinear";
-	return ocl_run(c->ocl, "rotate", kernel,
-		       (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
+	int ch = c->gin.ch;
+	if (ocl_cpu_kernels(c->ocl) || geom_bytes(&c->gin) > INT32_MAX) {
+		// one pixel a work-item, for CPU devices and for inputs too large for the tile
+		// kernels' 32-bit offsets; bilinear without alpha (1 and 3 channels) is shorter
+		const char *kernel = !m.bilinear ? "rotate_nearest_cpu"
+				     : ch == 1	 ? "rotate_bilinear_cpu_c1"
+				     : ch == 3	 ? "rotate_bilinear_cpu_c3"
+						 : "rotate_bilinear_cpu";
+		return ocl_run(c->ocl, "rotate", kernel, (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
+						   OCL_INT(c->gin.h), OCL_INT(ch), OCL_INT(c->gout.w),
+						   OCL_INT(c->gout.h), OCL_INT(m.c), OCL_INT(m.s),
+						   OCL_UINT(bg), OCL_END });
+	}
+	// rotate_nearest_cN, rotate_bilinear_cN: tiles of ROTATE_TILE pixels a side, whose items
+	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows
+	static const char *const kernel[2][5] = {
+		{ NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
+		  "rotate_nearest_c4" },
+		{ NULL, "rotate_bilinear_c1", "rotate_bilinear_c2", "rotate_bilinear_c3",
+		  "rotate_bilinear_c4" },
+	};
+	bool trans = llabs(m.s) > llabs(m.c);
+	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
+	size_t tw = ((size_t)c->gout.w + ROTATE_TILE - 1) / ROTATE_TILE;
+	size_t th = ((size_t)c->gout.h + ROTATE_TILE - 1) / ROTATE_TILE;
+	return ocl_run(c->ocl, "rotate", kernel[m.bilinear][ch], tw * ROTATE_TILE, th * ROTATE_RY,
+		       ROTATE_TILE, ROTATE_RY,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
-					   OCL_INT(c->gin.h), OCL_INT(c->gin.ch),
-					   OCL_INT(c->gout.w), OCL_INT(c->gout.h), OCL_INT(m.c),
-					   OCL_INT(m.s), OCL_UINT(bg), OCL_END });
+					   OCL_INT(c->gin.h), OCL_INT(c->gout.w),
+					   OCL_INT(c->gout.h), OCL_INT(m.c), OCL_INT(m.s),
+					   OCL_UINT(bg), OCL_INT(t), OCL_INT(trans), OCL_END });
 }
 
 const struct stage_ops stage_rotate = {
