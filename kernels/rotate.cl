@@ -8,24 +8,8 @@
 #include "cpu.clh"
 #include "remap.clh"
 
-REMAP_BYTES(rotate_90, 1)
-REMAP_BYTES(rotate_270, 2)
-REMAP_WORDS(rotate_90_c1, 1, 1, REMAP_TX(1), REMAP_TY(1), REMAP_RY_FAST(1))
-REMAP_WORDS(rotate_90_c2, 2, 1, REMAP_TX(2), REMAP_TY(2), REMAP_RY_FAST(2))
-REMAP_WORDS(rotate_90_c3, 3, 1, REMAP_TX(3), REMAP_TY(3), REMAP_RY_FAST(3))
-REMAP_WORDS(rotate_90_c4, 4, 1, REMAP_TX(4), REMAP_TY(4), REMAP_RY_FAST(4))
-REMAP_WORDS(rotate_270_c1, 1, 2, REMAP_TX(1), REMAP_TY(1), REMAP_RY_FAST(1))
-REMAP_WORDS(rotate_270_c2, 2, 2, REMAP_TX(2), REMAP_TY(2), REMAP_RY_FAST(2))
-REMAP_WORDS(rotate_270_c3, 3, 2, REMAP_TX(3), REMAP_TY(3), REMAP_RY_FAST(3))
-REMAP_WORDS(rotate_270_c4, 4, 2, REMAP_TX(4), REMAP_TY(4), REMAP_RY_FAST(4))
-REMAP_CPU(rotate_90_cpu_c1, 1, 1)
-REMAP_CPU(rotate_90_cpu_c2, 2, 1)
-REMAP_CPU(rotate_90_cpu_c3, 3, 1)
-REMAP_CPU(rotate_90_cpu_c4, 4, 1)
-REMAP_CPU(rotate_270_cpu_c1, 1, 2)
-REMAP_CPU(rotate_270_cpu_c2, 2, 2)
-REMAP_CPU(rotate_270_cpu_c3, 3, 2)
-REMAP_CPU(rotate_270_cpu_c4, 4, 2)
+REMAP_KERNELS(rotate_90, 1)
+REMAP_KERNELS(rotate_270, 2)
 
 // 180 degrees reverses the pixel order of the whole (row-major, unpadded) image:
 // out pixel i = in pixel W*H-1-i. Any size: one work-item per pixel, global (W, H).

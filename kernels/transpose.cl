@@ -6,12 +6,4 @@
 #include "cpu.clh"
 #include "remap.clh"
 
-REMAP_BYTES(transpose, 0)
-REMAP_WORDS(transpose_c1, 1, 0, REMAP_TX(1), REMAP_TY(1), REMAP_RY_FAST(1))
-REMAP_WORDS(transpose_c2, 2, 0, REMAP_TX(2), REMAP_TY(2), REMAP_RY_FAST(2))
-REMAP_WORDS(transpose_c3, 3, 0, REMAP_TX(3), REMAP_TY(3), REMAP_RY_FAST(3))
-REMAP_WORDS(transpose_c4, 4, 0, REMAP_TX(4), REMAP_TY(4), REMAP_RY_FAST(4))
-REMAP_CPU(transpose_cpu_c1, 1, 0)
-REMAP_CPU(transpose_cpu_c2, 2, 0)
-REMAP_CPU(transpose_cpu_c3, 3, 0)
-REMAP_CPU(transpose_cpu_c4, 4, 0)
+REMAP_KERNELS(transpose, 0)
