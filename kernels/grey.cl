@@ -65,6 +65,13 @@ __kernel void grey_c4(__global const uchar *in, __global uchar *out, uint npx, i
 // Global ceil(npx / P).
 #define GREY_CPU_PX 16384
 
+// grey_luma on 16 pixels at once.
+uint16 grey_luma16(uint16 r, uint16 g, uint16 b, int wr, int wg, int wb)
+{
+	return wr ? ((uint)wr * r + (uint)wg * g + (uint)wb * b + 16384u) >> 15
+		  : (r + g + b + 1u) / 3u;
+}
+
 // RGB to grey.
 __kernel void grey_cpu_c3(__global const uchar *in, __global uchar *out, uint npx, int wr,
 			  int wg, int wb)
@@ -84,8 +91,7 @@ __kernel void grey_cpu_c3(__global const uchar *in, __global uchar *out, uint np
 		uint16 bl = convert_uint16((uchar16)(a.s2, a.s5, a.s8, a.sb, a.se, b.s1, b.s4,
 						     b.s7, b.sa, b.sd, c.s0, c.s3, c.s6, c.s9,
 						     c.sc, c.sf));
-		uint16 y = wr ? ((uint)wr * r + (uint)wg * g + (uint)wb * bl + 16384u) >> 15
-			      : (r + g + bl + 1u) / 3u;
+		uint16 y = grey_luma16(r, g, bl, wr, wg, wb);
 		*(__global uint4 *)(out + p) = as_uint4(convert_uchar16(y));
 	}
 	for (; p < p1; p++)
@@ -102,8 +108,7 @@ __kernel void grey_cpu_c4(__global const uchar *in, __global uchar *out, uint np
 		__global const uint4 *s = (__global const uint4 *)(in + p * 4);
 		uint16 px = (uint16)(s[0], s[1], s[2], s[3]);
 		uint16 r = px & 255u, g = (px >> 8) & 255u, bl = (px >> 16) & 255u;
-		uint16 y = wr ? ((uint)wr * r + (uint)wg * g + (uint)wb * bl + 16384u) >> 15
-			      : (r + g + bl + 1u) / 3u;
+		uint16 y = grey_luma16(r, g, bl, wr, wg, wb);
 		ushort16 o = convert_ushort16(y | (px >> 24) << 8); // grey, then alpha
 		__global uint4 *d = (__global uint4 *)(out + p * 2);
 		d[0] = as_uint4(o.lo);
