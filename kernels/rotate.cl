@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // rotate: clockwise quarter turns as index remaps (rotate_90, rotate_180, rotate_270 and
-// their word-wide _cN forms), and any other angle through "the mapping" (rotate_nearest,
-// rotate_bilinear): both specified in src/stages/rotate.c, whose CPU code this matches byte
-// for byte. W, H, ch describe the input. rotate_90 / rotate_270 take any size (the output is
-// H x W); the _cN kernels need the sides to be multiples of 4 and an image of N channels.
-// The _cpu_cN kernels (any size, N channels) are for CPU devices (see kernels/cpu.clh).
+// their word-wide _cN forms), and any other angle through "the mapping" (rotate_nearest_cN,
+// rotate_bilinear_cN; per pixel, rotate_nearest_cpu and rotate_bilinear_cpu*): both
+// specified in src/stages/rotate.c, whose CPU code this matches byte for byte. W, H, ch
+// describe the input. rotate_90 / rotate_270 take any size (the output is H x W); the
+// remaps' _cN kernels need the sides to be multiples of 4 and an image of N channels.
+// The _cpu kernels (any size) are for CPU devices (see kernels/cpu.clh).
 #include "cpu.clh"
 #include "remap.clh"
 
