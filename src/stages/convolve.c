@@ -1382,18 +1382,18 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 		ly = 256 / lx < 16 ? 256 / lx : 16;
 		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
 			ly /= 2;
-		gx = ((size_t)W * ch + tw - 1) / tw * lx;
+		gx = up_div((size_t)W * ch, (size_t)tw) * lx;
 		tile = 4 * rh * ((pad + tw + 2 * rc + ch + 3) / 4);
 		mid = 4 * rh * tw;
 		nw = 2 * (size_t)n;
 	} else {
 		local_size(lim, wg_max, &lx, &ly);
-		gx = (size_t)(W + tw - 1) / tw * lx;
+		gx = up_div((size_t)W, (size_t)tw) * lx;
 		tile = rh * rw * ch;
 		mid = 4; // unused
 		nw = (size_t)n * n;
 	}
-	gy = (size_t)(H + th - 1) / th * ly;
+	gy = up_div((size_t)H, (size_t)th) * ly;
 	return ocl_run(c->ocl, "convolve", kernel, gx, gy, lx, ly,
 	               (struct ocl_arg[]){
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
@@ -1516,8 +1516,8 @@ static int run_sep_cpu(const struct convolve_params *p, const struct stage_cl *c
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	char kernel[32];
 	snprintf(kernel, sizeof kernel, "convolve_sep_cpu_c%d", ch);
-	return ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + SEP_CPU_TW - 1) / SEP_CPU_TW,
-	               ((size_t)H + SEP_CPU_TH - 1) / SEP_CPU_TH, 1, 1,
+	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, SEP_CPU_TW),
+	               up_div((size_t)H, SEP_CPU_TH), 1, 1,
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border),
 	                                  OCL_LONG(p->off), OCL_LONG(p->D), OCL_LONG(p->dev_m),

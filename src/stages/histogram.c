@@ -134,7 +134,7 @@ static int histogram_cpu_cl(const struct stage_cl *c)
 		slice = HIST_CPU_MIN_SLICE;
 	if (slice > HIST_CPU_MAX_SLICE) // the kernel's argument is a uint
 		slice = HIST_CPU_MAX_SLICE;
-	return ocl_run(c->ocl, "histogram", kernel[c->gin.ch - 1], (bytes + slice - 1) / slice, 1,
+	return ocl_run(c->ocl, "histogram", kernel[c->gin.ch - 1], up_div(bytes, slice), 1,
 		       1, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
@@ -157,7 +157,7 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 	if (wg > HIST_WG_MAX)
 		wg = HIST_WG_MAX;
 	per_cu = wg < HIST_ITEMS_PER_CU ? HIST_ITEMS_PER_CU / wg : 1;
-	groups = (bytes + HIST_MIN_GROUP_BYTES - 1) / HIST_MIN_GROUP_BYTES;
+	groups = up_div(bytes, HIST_MIN_GROUP_BYTES);
 	if (groups > (size_t)lim.compute_units * per_cu)
 		groups = (size_t)lim.compute_units * per_cu;
 	return ocl_run(c->ocl, "histogram", name, groups * wg, 1, wg, 1,

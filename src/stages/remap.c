@@ -70,11 +70,6 @@ void remap_run_cpu(const struct img *in, struct img *out, enum remap_mode mode)
 	par_run(par_threads(), (out->h + 31) / 32, remap_rows, &j);
 }
 
-static size_t up_div(size_t a, size_t b)
-{
-	return (a + b - 1) / b;
-}
-
 int remap_run_cl(const struct stage_cl *c, const char *program, const char *name)
 {
 	size_t wo = (size_t)c->gout.w, ho = (size_t)c->gout.h;

@@ -364,7 +364,7 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		// rotate_180_cpu_cN: ROTATE_180_CPU_PX pixels a work-item, one a work-group
 		static const char *const name[] = { NULL, "rotate_180_cpu_c1", "rotate_180_cpu_c2",
 						     "rotate_180_cpu_c3", "rotate_180_cpu_c4" };
-		size_t items = ((size_t)W * (size_t)H + ROTATE_180_CPU_PX - 1) / ROTATE_180_CPU_PX;
+		size_t items = up_div((size_t)W * (size_t)H, ROTATE_180_CPU_PX);
 		return ocl_run(c->ocl, "rotate", name[ch], items, 1, 1, 1, args);
 	}
 	if (ch == 1 && W % 16 == 0)
@@ -374,7 +374,7 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group
 		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
 						     "rotate_180_c3", "rotate_180_c4" };
-		size_t groups = (size_t)W / 4, items = (groups + 3) / 4;
+		size_t groups = (size_t)W / 4, items = up_div(groups, 4);
 		return ocl_run(c->ocl, "rotate", name[ch], (items + 255) / 256 * 256, (size_t)H,
 			       256, 1, args);
 	}
@@ -428,8 +428,7 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	};
 	bool trans = llabs(m.s) > llabs(m.c);
 	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
-	size_t tw = ((size_t)c->gout.w + ROTATE_TILE - 1) / ROTATE_TILE;
-	size_t th = ((size_t)c->gout.h + ROTATE_TILE - 1) / ROTATE_TILE;
+	size_t tw = up_div((size_t)c->gout.w, ROTATE_TILE), th = up_div((size_t)c->gout.h, ROTATE_TILE);
 	return ocl_run(c->ocl, "rotate", kernel[m.bilinear][ch], tw * ROTATE_TILE, th * ROTATE_RY,
 		       ROTATE_TILE, ROTATE_RY,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),

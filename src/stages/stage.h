@@ -14,6 +14,12 @@
 struct ocl;
 struct ocl_buf;
 
+// a / b rounded up: how many work-items or tiles cover a items of b each.
+static inline size_t up_div(size_t a, size_t b)
+{
+	return (a + b - 1) / b;
+}
+
 // Side outputs. Besides (or instead of) transforming the image, a stage may measure it: its
 // plan asks for side_bytes of side output, an array of uint32_t (host byte order on the CPU,
 // device byte order on the device; the pipeline assumes they agree), such as a histogram's
