@@ -11,7 +11,7 @@
 // Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TX,
 // REMAP_TY, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
 // (REMAP_TY for up to 3 channels, REMAP_TY_C4 for 4.)
-enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 64,
+enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 96,
        REMAP_RY_FAST = 8, REMAP_CPU_TX = 256, REMAP_CPU_TY = 64 };
 
 struct remap_job {
