@@ -34,13 +34,18 @@
 //   copy       clEnqueueCopyBuffer device to device of 256 MiB (for 8K; for small test
 //              images 4 times the RGB image, at least 16 MiB; for huge ones the RGB image):
 //              large against any cache. Its result is checked once. The reference bandwidth.
+//              Its buffers stay for the same-size copies below.
 //   transfers  blocking uploads and downloads of the RGB image from pinned memory
 //              (ocl_host_alloc, which climg decodes into) and from pageable memory (malloc):
 //              device time from the event, and host wall clock around the blocking call.
 //   stages     each row of rows[] below: one stage run as the pipeline runs it (side output,
 //              then image) on an image already on the device, the sum of the events of the
 //              kernels it queues; % of copy = its GB/s over the copy's. Also the host wall
-//              clock of a run, from the call to the end of the wait. A token whose stage
+//              clock of a run, from the call to the end of the wait; and a copy that moves
+//              as many bytes as the stage (half its bytes read + written, read and written
+//              once), since a short copy runs at a smaller share of the large one's rate
+//              (launch and ramp-up are a larger part of it): % of same-size copy = the
+//              stage's GB/s over that copy's. A token whose stage
 //              this build does not have (chain_parse: unknown stage) is skipped, noted.
 //   commands   whole climg commands on generated JPEG and PNG files with --time=json,
 //              CHAIN_RUNS runs each: the median of every phase, and the wall clock from fork
@@ -173,6 +178,8 @@ struct row_result {
 	struct geom out;
 	double bytes; // read + written per run
 	struct sample dev, wall;
+	bool same_done;     // same measured: a copy of bytes / 2 (skipped past the budget)
+	struct sample same;
 };
 
 struct chain_result {
@@ -189,6 +196,7 @@ struct bench {
 	struct img rgb, grey;           // host images (plain memory)
 	struct ocl_buf *d_rgb, *d_grey; // the same on the device
 	size_t copy_bytes;
+	struct ocl_buf *copy_src, *copy_dst; // the copy's buffers, for the same-size copies
 	struct sample copy, xfer_dev[4], xfer_wall[4];
 	struct row_result row[NROWS];
 	struct chain_result chain[NCHAINS];
@@ -380,8 +388,8 @@ static int bench_copy(struct bench *b)
 		bytes = image;
 	fprintf(stderr, "bench: device copy of %zu bytes\n", bytes);
 	b->copy_bytes = a.bytes = bytes;
-	a.src = ocl_buf_new(b->ocl, bytes);
-	a.dst = a.src ? ocl_buf_new(b->ocl, bytes) : NULL;
+	a.src = b->copy_src = ocl_buf_new(b->ocl, bytes);
+	a.dst = b->copy_dst = a.src ? ocl_buf_new(b->ocl, bytes) : NULL;
 	if (!a.dst)
 		goto done;
 	pattern = malloc(bytes);
@@ -406,9 +414,7 @@ static int bench_copy(struct bench *b)
 		goto done;
 	}
 	rc = 0;
-done:
-	ocl_buf_free(a.src);
-	ocl_buf_free(a.dst);
+done: // the buffers stay (b->copy_src, b->copy_dst), freed at the end
 	free(pattern);
 	free(back);
 	return rc;
@@ -532,6 +538,21 @@ done:
 	return rc;
 }
 
+// A copy that moves as many bytes as the stage of res: res->bytes / 2 read and written once.
+// Skipped (same_done false) where it would not fit in --budget or in the copy's buffers.
+static int bench_same_copy(struct bench *b, struct row_result *res)
+{
+	struct copy_arg a = { b->ocl, b->copy_dst, b->copy_src, (size_t)(res->bytes / 2) };
+	double unused;
+	int rc;
+
+	if (a.bytes == 0 || a.bytes > b->copy_bytes)
+		return 0;
+	rc = measure(b, copy_queue, &a, true, &res->same, NULL, &unused);
+	res->same_done = rc == 0;
+	return rc < 0 ? -1 : 0;
+}
+
 // Measures row r into b->row[r]; a token this build has no stage for, or that would not fit
 // in the budget, is noted and skipped.
 static int bench_row(struct bench *b, size_t r)
@@ -595,6 +616,8 @@ static int bench_row(struct bench *b, size_t r)
 	if (b->opt->verify && stage_verify(b, &a, im) < 0)
 		goto done;
 	res->done = true;
+	if (bench_same_copy(b, res) < 0)
+		goto done;
 	rc = 0;
 done:
 	if (rc < 0)
@@ -980,10 +1003,12 @@ static void report_stages(const struct bench *b)
 	printf("## Stages (kernel time on an image already on the device)\n\n"
 	       "median and min: device time; wall: median host time of a run, from the call to "
 	       "the end of the wait (launch and wait overheads included). GB/s and %% of copy "
-	       "from the median device time.\n\n%s"
+	       "from the median device time. %% of same-size copy: against a copy that moves as "
+	       "many bytes as the stage (half of them read, half written), measured right after "
+	       "it.\n\n%s"
 	       "| stage | image | output | MB read + written | runs | median ms | min ms | wall ms | "
-	       "GB/s | %% of copy | target | met |\n"
-	       "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
+	       "GB/s | %% of copy | %% of same-size copy | target | met |\n"
+	       "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
 	       b->opt->verify ? "Every output was checked against the CPU path, byte for byte.\n\n"
 			      : "");
 	for (size_t r = 0; r < NROWS; r++) {
@@ -996,12 +1021,18 @@ static void report_stages(const struct bench *b)
 		target = target_text(b, rows[r].kind, pct, &met);
 		printf("| `%s` | %s | %dx%dx%d | %.1f |", rows[r].token, rows[r].grey ? "grey" : "RGB",
 		       res->out.w, res->out.h, res->out.ch, res->bytes / 1e6);
-		if (res->done)
-			printf(" %d | %.4f | %.4f | %.4f | %.1f | %.0f%% | %s | %s |\n", res->dev.n,
-			       res->dev.median_ms, res->dev.min_ms, res->wall.median_ms, rate, pct,
-			       target, met);
-		else
-			printf(" - | - | - | - | - | - | %s | skipped (budget) |\n", target);
+		if (res->done) {
+			printf(" %d | %.4f | %.4f | %.4f | %.1f | %.0f%% |", res->dev.n,
+			       res->dev.median_ms, res->dev.min_ms, res->wall.median_ms, rate, pct);
+			double same = gbps(2.0 * (double)(size_t)(res->bytes / 2), res->same.median_ms);
+			if (res->same_done && same > 0)
+				printf(" %.0f%% |", 100.0 * rate / same);
+			else
+				printf(" - |");
+			printf(" %s | %s |\n", target, met);
+		} else {
+			printf(" - | - | - | - | - | - | - | %s | skipped (budget) |\n", target);
+		}
 	}
 	printf("\n");
 }
@@ -1294,6 +1325,8 @@ done:
 		dir_remove(dir);
 	ocl_buf_free(b.d_rgb);
 	ocl_buf_free(b.d_grey);
+	ocl_buf_free(b.copy_src);
+	ocl_buf_free(b.copy_dst);
 	ocl_close(b.ocl);
 	free(b.rgb.data);
 	free(b.grey.data);
