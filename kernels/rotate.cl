@@ -117,12 +117,15 @@ ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
 //   T = 2^16 S / C, or 2^16 C / S with trans (the host sets trans when |S| > |C|),
 // so that the items of a row of the group work on pixels whose source positions lie along one
 // input row, and each load touches few cache lines. T only orders the work: any T gives
-// the same pixels. The pixels go through local memory, stored skewed (row r at a rotation of
-// +-r words) so that neither side of the exchange has bank conflicts, and leave a tile row
-// at a time. Every pixel's taps are loaded before any is used (a tap outside the input reads
-// the input's first pixel and is replaced by the background), so an item's loads are in
-// flight together. Tap offsets are 32-bit: the host uses these kernels for inputs of less
-// than 2^31 bytes, and the per-pixel kernels below for larger ones.
+// the same pixels. The pixels go through local memory, in rows padded by one word, and
+// leave a tile row at a time. Every pixel's taps are loaded before any is used (a tap
+// outside the input reads the input's first pixel and is replaced by the background), so an
+// item's loads are in flight together. Tap offsets are 32-bit: the host uses these kernels
+// for inputs of less than 2^31 bytes, and the per-pixel kernels below for larger ones.
+// Measured on an H100 (docs/BENCHMARKS.md, fifth session): the padded rows ran 1-10% faster
+// than rows stored skewed (rotated by their index, no bank conflicts on either side, more
+// index arithmetic); reading the taps at unsigned offsets made one channel 4-15% faster and
+// three channels 5-14% slower than signed ones, so ROTATE_TAP picks by the channel count.
 
 #define BIAS_PX (1 << 17)
 #define BIAS ((long)1 << 48)
@@ -133,7 +136,7 @@ ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
 // Byte offsets in the input (W x H x ch, less than 2^31 bytes) of the source pixel (sx, sy) and
 // of the three to its right and below, with ok[k] set where the pixel is inside the input
 // (offset 0 where it is not).
-void rotate_taps(int sx, int sy, int W, int H, int ch, int off[4], bool ok[4])
+void rotate_taps(int sx, int sy, int W, int H, int ch, uint off[4], bool ok[4])
 {
 	bool x0 = (uint)sx < (uint)W, x1 = (uint)(sx + 1) < (uint)W;
 	bool y0 = (uint)sy < (uint)H, y1 = (uint)(sy + 1) < (uint)H;
@@ -142,22 +145,26 @@ void rotate_taps(int sx, int sy, int W, int H, int ch, int off[4], bool ok[4])
 	ok[1] = x1 && y0;
 	ok[2] = x0 && y1;
 	ok[3] = x1 && y1;
-	off[0] = ok[0] ? as_int(o) : 0;
-	off[1] = ok[1] ? as_int(o + ch) : 0;
-	off[2] = ok[2] ? as_int(o + rowb) : 0;
-	off[3] = ok[3] ? as_int(o + rowb + ch) : 0;
+	off[0] = ok[0] ? o : 0;
+	off[1] = ok[1] ? o + ch : 0;
+	off[2] = ok[2] ? o + rowb : 0;
+	off[3] = ok[3] ? o + rowb + ch : 0;
 }
+
+// Sample c of the tap at offset o (from rotate_taps): the same byte either way, at an
+// unsigned offset for one channel and a signed one for more (see the top of this section).
+#define ROTATE_TAP(in, o, c, ch) ((ch) == 1 ? (in)[(o) + (c)] : (in)[as_int(o) + (c)])
 
 // The output pixel at U, V (MAP_UV), packed as bg is, for each way of sampling.
 uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, long U, long V)
 {
 	int sx = (int)((U + ONE) >> 31) - BIAS_PX, sy = (int)((V + ONE) >> 31) - BIAS_PX;
-	int off[4];
+	uint off[4];
 	bool ok[4];
 	rotate_taps(sx, sy, W, H, ch, off, ok); // only the first tap is used
 	uint r = 0;
 	for (int c = 0; c < ch; c++) {
-		uint p = in[off[0] + c];
+		uint p = ROTATE_TAP(in, off[0], c, ch);
 		r |= (ok[0] ? p : (bg >> (8 * c)) & 255) << (8 * c);
 	}
 	return r;
@@ -168,7 +175,7 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 	uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23);       \
 	uint fx = u & 255, fy = v & 255;                                                \
 	uint w[4] = { (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy }; \
-	int off[4];                                                                     \
+	uint off[4];                                                                    \
 	bool ok[4];                                                                     \
 	rotate_taps((int)(u >> 8) - BIAS_PX, (int)(v >> 8) - BIAS_PX, W, H, ch, off, ok)
 
@@ -180,7 +187,7 @@ uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg,
 	for (int c = 0; c < ch; c++) {
 		uint b = (bg >> (8 * c)) & 255, n = 32768;
 		for (int k = 0; k < 4; k++) {
-			uint p = in[off[k] + c];
+			uint p = ROTATE_TAP(in, off[k], c, ch);
 			n += w[k] * (ok[k] ? p : b);
 		}
 		r |= (n >> 16) << (8 * c);
@@ -195,7 +202,7 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	ROTATE_BILINEAR_TAPS();
 	uint D = 0, wa[4], ba = (bg >> (8 * (ch - 1))) & 255;
 	for (int k = 0; k < 4; k++) {
-		uint a = in[off[k] + ch - 1];
+		uint a = ROTATE_TAP(in, off[k], ch - 1, ch);
 		wa[k] = w[k] * (ok[k] ? a : ba);
 		D += wa[k];
 	}
@@ -203,7 +210,7 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	for (int c = 0; c < ch - 1; c++) {
 		uint b = (bg >> (8 * c)) & 255, n = 0, m = 32768;
 		for (int k = 0; k < 4; k++) {
-			uint p = in[off[k] + c];
+			uint p = ROTATE_TAP(in, off[k], c, ch);
 			p = ok[k] ? p : b;
 			n += wa[k] * p;
 			m += w[k] * p;
@@ -221,16 +228,16 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
 // The tile kernel around PIXEL, for images of CH channels.
-#define ROTATE_TILE_INDEX(r, c) ((r) * ROTATE_TILE + (((c) + skew * (r)) & (ROTATE_TILE - 1)))
+#define ROTATE_TILE_INDEX(r, c) ((r) * (ROTATE_TILE + 1) + (c))
 #define ROTATE_MAP(NAME, PIXEL, CH)                                                      \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY, 1)))               \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
 	  int C, int S, uint bg, int T, int trans)                                       \
 {                                                                                       \
-	__local uint tile[ROTATE_TILE * ROTATE_TILE];                                    \
+	__local uint tile[ROTATE_TILE * (ROTATE_TILE + 1)];                              \
 	int lx = get_local_id(0), ly = get_local_id(1);                                  \
 	int x0 = get_group_id(0) * ROTATE_TILE, y0 = get_group_id(1) * ROTATE_TILE;     \
-	int sh = (lx * T) >> 16, skew = T < 0 ? -1 : 1;                                  \
+	int sh = (lx * T) >> 16;                                                        \
 	uint px[ROTATE_TILE / ROTATE_RY];                                                \
 	_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {           \
 		int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);                  \
