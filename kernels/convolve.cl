@@ -468,22 +468,26 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 			}
 		}
 	}
+	// every sample finished first, then stored a word at a time: on an H100 this order ran
+	// 4-7% faster for 1-3 channels than finishing each word just before its store, and
+	// 1-3% slower for 4 (docs/BENCHMARKS.md, fifth session)
+	uchar q[D3_SAMPLES];
+#pragma unroll
+	for (int i = 0; i < D3_SAMPLES; i++)
+		q[i] = finish32(a[i], off, M, s);
 #pragma unroll
 	for (int j = 0; j < D3_SAMPLES / 4; j++) {
 		const int g4 = g + 4 * j;
 		if (g4 >= ns)
 			break;
 		__global const uchar *src = in + (size_t)y * ns + g4;
-		uchar4 q = (uchar4)(finish32(a[4 * j], off, M, s), finish32(a[4 * j + 1], off, M, s),
-				    finish32(a[4 * j + 2], off, M, s),
-				    finish32(a[4 * j + 3], off, M, s));
 		if (HAS_ALPHA(CH)) {
-			if ((g4 + 0) % CH == CH - 1) q.s0 = src[0];
-			if ((g4 + 1) % CH == CH - 1) q.s1 = src[1];
-			if ((g4 + 2) % CH == CH - 1) q.s2 = src[2];
-			if ((g4 + 3) % CH == CH - 1) q.s3 = src[3];
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				if ((g4 + i) % CH == CH - 1)
+					q[4 * j + i] = src[i];
 		}
-		*(__global uint *)(out + (size_t)y * ns + g4) = as_uint(q);
+		*(__global uint *)(out + (size_t)y * ns + g4) = as_uint(vload4(j, q));
 	}
 }
 
