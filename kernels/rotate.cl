@@ -162,7 +162,7 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 	uint off[4];
 	bool ok[4];
 	rotate_taps(sx, sy, W, H, ch, off, ok); // only the first tap is used
-	// 2 and 4 channels: the pixel in one aligned load (the input starts a buffer), 13-15%
+	// 2 and 4 channels: the pixel in one aligned load (the input starts a buffer), 11-20%
 	// faster on an H100 than byte by byte; for bilinear it made no difference, and 3
 	// channels read as two words were slower (docs/BENCHMARKS.md, fifth session)
 	if (ch == 4)
