@@ -178,7 +178,8 @@ struct row_result {
 	struct geom out;
 	double bytes; // read + written per run
 	struct sample dev, wall;
-	bool same_done;     // same measured: a copy of bytes / 2 (skipped past the budget)
+	bool same_done;     // same measured: a copy of same_bytes (skipped past the budget)
+	size_t same_bytes;  // bytes / 2, read once and written once
 	struct sample same;
 };
 
@@ -546,6 +547,7 @@ static int bench_same_copy(struct bench *b, struct row_result *res)
 	double unused;
 	int rc;
 
+	res->same_bytes = a.bytes;
 	if (a.bytes == 0 || a.bytes > b->copy_bytes)
 		return 0;
 	rc = measure(b, copy_queue, &a, true, &res->same, NULL, &unused);
@@ -1024,7 +1026,7 @@ static void report_stages(const struct bench *b)
 		if (res->done) {
 			printf(" %d | %.4f | %.4f | %.4f | %.1f | %.0f%% |", res->dev.n,
 			       res->dev.median_ms, res->dev.min_ms, res->wall.median_ms, rate, pct);
-			double same = gbps(2.0 * (double)(size_t)(res->bytes / 2), res->same.median_ms);
+			double same = gbps(2.0 * (double)res->same_bytes, res->same.median_ms);
 			if (res->same_done && same > 0)
 				printf(" %.0f%% |", 100.0 * rate / same);
 			else
