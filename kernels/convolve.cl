@@ -170,7 +170,7 @@ static inline void put4(const int CH, __global uchar *o, int g, int ns, bool ali
 // RH = TH + 2r and LWW = (pad + TWS + 2 RC + CH + 3) / 4, pad = -RC mod 4.
 static inline void sep_fast(const int CH, __global const uchar *in, __global uchar *out, int W,
 			    int H, __global const int *w, int r, int border, long off, long D,
-			    long M, int S, int TWS, int TH, __local uint *tile, __local int *mid,
+			    long M, int S, int TWS, int TH, __local uint *tile, __local int4 *mid,
 			    __local int *lw)
 {
 	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 3, ns = W * CH, RH = TH + 2 * r;
@@ -233,28 +233,31 @@ static inline void sep_fast(const int CH, __global const uchar *in, __global uch
 					b0 = v & 255; b1 = (v >> 8) & 255; b2 = (v >> 16) & 255; b3 = v >> 24;
 				}
 			}
-			vstore4((int4)(a0, a1, a2, a3), 0, mid + row * TWS + j0);
+			mid[(row * TWS + j0) >> 2] = (int4)(a0, a1, a2, a3);
 		}
 	}
 	barrier(CLK_LOCAL_MEM_FENCE);
 	// vertical: sum_i ky[i] * mid[row + i][j]   (int64), then the contract's finish. A
 	// work-item computes rows row and row + 1 together: each int4 read of mid serves both
 	// (TH is even, so row + 1 < TH and its taps stay inside mid even where it is not stored).
+	// mid is read and written as whole int4s, never through vload4/vstore4: NVIDIA's
+	// compiler split those into four 32-bit accesses 16 bytes apart, four-way bank conflicts.
 	const int rows = min(TH, H - ty);
 	for (int row = 2 * ly; row < rows; row += 2 * LY) {
 		for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
 			const int g = S0 + j0;
 			if (g >= ns)
 				break;
-			__local const int *m = mid + row * TWS + j0;
-			int4 v = vload4(0, m);
+			__local const int4 *m = mid + ((row * TWS + j0) >> 2);
+			const int T4 = TWS >> 2; // int4s a row of mid
+			int4 v = m[0];
 			int wp = lw[n];
 			long a0 = (long)wp * v.x, a1 = (long)wp * v.y;
 			long a2 = (long)wp * v.z, a3 = (long)wp * v.w;
 			long c0 = 0, c1 = 0, c2 = 0, c3 = 0;
 			for (int i = 1; i < n; i++) {
 				const int wk = lw[n + i];
-				v = vload4(0, m + i * TWS);
+				v = m[i * T4];
 				a0 += (long)wk * v.x;
 				a1 += (long)wk * v.y;
 				a2 += (long)wk * v.z;
@@ -265,7 +268,7 @@ static inline void sep_fast(const int CH, __global const uchar *in, __global uch
 				c3 += (long)wp * v.w;
 				wp = wk;
 			}
-			v = vload4(0, m + n * TWS);
+			v = m[n * T4];
 			c0 += (long)wp * v.x;
 			c1 += (long)wp * v.y;
 			c2 += (long)wp * v.z;
@@ -577,14 +580,14 @@ CONVOLVE_CPU_KERNEL(4)
 	__kernel void convolve_sep_tile_c##CH(                                                  \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
 	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
-	    __local uint *tile, __local int *mid, __local int *lw)                              \
+	    __local uint *tile, __local int4 *mid, __local int *lw)                             \
 	{                                                                                       \
 		sep_fast(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, mid, lw); \
 	}                                                                                       \
 	__kernel void convolve_2d_tile_c##CH(                                                   \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
 	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
-	    __local uchar *tile, __local int *mid, __local int *lw)                             \
+	    __local uchar *tile, __local int4 *mid, __local int *lw)                            \
 	{                                                                                       \
 		d2_tile(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, lw);       \
 	}                                                                                       \
