@@ -235,13 +235,12 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
 // The tile kernel around PIXEL, for images of CH channels.
-#define ROTATE_TILE_INDEX(r, c) ((r) * (ROTATE_TILE + 1) + (c))
 #define ROTATE_MAP(NAME, PIXEL, CH)                                                      \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY, 1)))               \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
 	  int C, int S, uint bg, int T, int trans)                                       \
 {                                                                                       \
-	__local uint tile[ROTATE_TILE * (ROTATE_TILE + 1)];                              \
+	__local uint tile[ROTATE_TILE][ROTATE_TILE + 1]; /* rows padded by one word */  \
 	int lx = get_local_id(0), ly = get_local_id(1);                                  \
 	int x0 = get_group_id(0) * ROTATE_TILE, y0 = get_group_id(1) * ROTATE_TILE;     \
 	int sh = (lx * T) >> 16;                                                        \
@@ -254,12 +253,15 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 	}                                                                               \
 	_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {           \
 		int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);                  \
-		tile[trans ? ROTATE_TILE_INDEX(lx, b) : ROTATE_TILE_INDEX(b, lx)] = px[j]; \
+		if (trans)                                                              \
+			tile[lx][b] = px[j];                                            \
+		else                                                                    \
+			tile[b][lx] = px[j];                                            \
 	}                                                                               \
 	barrier(CLK_LOCAL_MEM_FENCE);                                                   \
 	int x = x0 + lx;                                                                \
 	for (int r = ly; r < ROTATE_TILE && x < ow && y0 + r < oh; r += ROTATE_RY) {    \
-		uint p = tile[ROTATE_TILE_INDEX(r, lx)];                                 \
+		uint p = tile[r][lx];                                                   \
 		__global uchar *d = out + ((size_t)(y0 + r) * ow + x) * CH;             \
 		_Pragma("unroll") for (int c = 0; c < CH; c++)                          \
 			d[c] = (uchar)(p >> (8 * c));                                   \
