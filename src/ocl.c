@@ -69,14 +69,17 @@ struct ocl {
 	int built, cached;         // programs built by ocl_build; of those, from the cache
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
+	char build_opts[96];       // every program's build options (build_options)
 };
 
-// Every program's build options; a CPU device's also define CLIMG_CPU_DEVICE, which keeps
-// kernels only CPU devices run (kernels/convolve.cl's sep_cpu) out of GPU builds, where
-// they would only cost compile time.
+// Every program's build options (set by ocl_open): OpenCL C 1.2, CLIMG_LOCAL_MEM_BYTES, the
+// device's CL_DEVICE_LOCAL_MEM_SIZE, which kernels may size their __local arrays by
+// (kernels/remap.clh does), and on a CPU device CLIMG_CPU_DEVICE, which keeps kernels only
+// CPU devices run (kernels/convolve.cl's sep_cpu) out of GPU builds, where they would only
+// cost compile time. The options are part of every cache key.
 static const char *build_options(const struct ocl *o)
 {
-	return o->cpu_device ? "-cl-std=CL1.2 -DCLIMG_CPU_DEVICE" : "-cl-std=CL1.2";
+	return o->build_opts;
 }
 
 // A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
@@ -100,13 +103,17 @@ struct dev {
 };
 
 // ---- test-only fault injection -------------------------------------------------------------
-// Three switches let tests/t-hostile.sh make a working driver fail in each way a real one can
-// (documented as test aids in climg(1)); none of them changes anything when unset:
+// Four switches let the tests make a working driver fail in each way a real one can, or look
+// smaller than it is (documented as test aids in climg(1)); none of them changes anything
+// when unset:
 //   CLIMG_FAULT_INJECT=N     the Nth counted call fails (below)
 //   CLIMG_FAULT_BUILD=1      every program gets a line that cannot compile, as a driver whose
 //                            compiler rejects our source would
 //   CLIMG_FAULT_MAX_ALLOC=N  the device reports a CL_DEVICE_MAX_MEM_ALLOC_SIZE of at most N
 //                            bytes, so a small image exceeds it
+//   CLIMG_FAULT_LOCAL_MEM=N  the device reports a CL_DEVICE_LOCAL_MEM_SIZE of at most N
+//                            bytes, so that a GPU runs the kernels chosen for devices with
+//                            less local memory (tests/t-kernels.sh)
 // With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
 // CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
@@ -552,7 +559,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	size_t n = 0, pick = 0, items[16] = {0};
 	cl_bool available = CL_FALSE;
 	cl_device_type type = 0;
-	unsigned long long fault_max_alloc;
+	unsigned long long fault_max_alloc, fault_local_mem;
 	int none = 0;
 	cl_int e = CL_SUCCESS;
 
@@ -618,6 +625,11 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	fault_max_alloc = env_number("CLIMG_FAULT_MAX_ALLOC");
 	if (fault_max_alloc && fault_max_alloc < o->max_alloc_bytes)
 		o->max_alloc_bytes = fault_max_alloc;
+	fault_local_mem = env_number("CLIMG_FAULT_LOCAL_MEM");
+	if (fault_local_mem && fault_local_mem < o->local_mem_bytes)
+		o->local_mem_bytes = fault_local_mem;
+	snprintf(o->build_opts, sizeof o->build_opts, "-cl-std=CL1.2 -DCLIMG_LOCAL_MEM_BYTES=%llu%s",
+	         (unsigned long long)o->local_mem_bytes, o->cpu_device ? " -DCLIMG_CPU_DEVICE" : "");
 	if (!available) {
 		err_set("opencl: %s is not available", o->name);
 		goto fail;

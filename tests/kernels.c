@@ -116,6 +116,13 @@ int main(int argc, char **argv)
 	ocl_set_cpu_kernels(o, cpu);
 	CHECK(cpu ? "kernels: the CPU family is chosen" : "kernels: the GPU family is chosen",
 	      ocl_cpu_kernels(o) == cpu);
+	// tests/t-kernels.sh runs the GPU family a second time with this set, so that the
+	// kernels sized for devices with less local memory run too (src/stages/remap.c's
+	// remap_tile_rows, tested in tests/unit.c)
+	const char *lm = getenv("CLIMG_FAULT_LOCAL_MEM");
+	if (lm && *lm)
+		CHECK("kernels: the device's local memory is taken as CLIMG_FAULT_LOCAL_MEM at most",
+		      ocl_get_limits(o).local_mem_bytes <= strtoull(lm, NULL, 10));
 	for (size_t s = 0; s < NSIZES; s++) {
 		for (int ch = 1; ch <= 4; ch++) {
 			struct img im;

@@ -14,6 +14,7 @@
 #include "../src/pipeline.h"
 #include "../src/stages/convolve.h"
 #include "../src/stages/histogram.h"
+#include "../src/stages/remap.h"
 #include "../src/stages/rotate.h"
 
 #include "check.h"
@@ -868,6 +869,21 @@ static void test_rotate_mapping_right_angles(void)
 	CHECK("the mapping with 90, 180, 270 coefficients equals the exact remap", same);
 }
 
+// The word-wide remap kernels' tile rows by the device's local memory: a 4-channel tile of
+// 128 rows holds 64 rows of 129 words, 33024 bytes, and wants 1 KiB to spare.
+static void test_remap_tile_rows(void)
+{
+	CHECK("remap tiles: 4 channels, 48 KiB of local memory (NVIDIA): 128 rows",
+	      remap_tile_rows(4, 49152) == 128);
+	CHECK("remap tiles: 4 channels, 32 KiB (the OpenCL 1.2 minimum): 96 rows",
+	      remap_tile_rows(4, 32768) == 96);
+	CHECK("remap tiles: 4 channels, 33024 + 1024 bytes: 128 rows, a byte less: 96",
+	      remap_tile_rows(4, 34048) == 128 && remap_tile_rows(4, 34047) == 96);
+	CHECK("remap tiles: 1-3 channels, 32 KiB: 128 rows",
+	      remap_tile_rows(1, 32768) == 128 && remap_tile_rows(2, 32768) == 128 &&
+		      remap_tile_rows(3, 32768) == 128);
+}
+
 // 1x1 and tiny cases worked out by hand in src/stages/rotate.c's integers.
 static void test_rotate_by_hand(void)
 {
@@ -1443,6 +1459,7 @@ int main(void)
 	test_rotate_sincos();
 	test_rotate_sizes();
 	test_rotate_mapping_right_angles();
+	test_remap_tile_rows();
 	test_rotate_by_hand();
 	test_rotate_bg();
 	test_rotate_bright_pixel();

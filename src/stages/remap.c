@@ -9,10 +9,18 @@
 #include "../par.h"
 
 // Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TX,
-// REMAP_TY, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
-// (REMAP_TY for up to 3 channels, REMAP_TY_C4 for 4.)
+// REMAP_TY, REMAP_C4_TALL, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
+// (REMAP_TY: 128 rows, or REMAP_TY_C4 for 4 channels on a device without room for 128.)
 enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 96,
        REMAP_RY_FAST = 8, REMAP_CPU_TX = 256, REMAP_CPU_TY = 64 };
+
+int remap_tile_rows(int ch, uint64_t local_mem_bytes)
+{
+	// REMAP_C4_TALL: a 4-channel tile of REMAP_TY rows (REMAP_TX rows of REMAP_TY + 1
+	// words in local memory) and 1 KiB to spare
+	const uint64_t tall = (uint64_t)REMAP_TX * (REMAP_TY + 1) * 4 + 1024;
+	return ch == 4 && local_mem_bytes < tall ? REMAP_TY_C4 : REMAP_TY;
+}
 
 struct remap_job {
 	const struct img *in, *out;
@@ -85,7 +93,8 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 			       up_div(ho, REMAP_CPU_TY), 1, 1, args);
 	}
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
-		size_t tx = REMAP_TX, ty = ch == 4 ? REMAP_TY_C4 : REMAP_TY, ry = REMAP_RY_FAST;
+		size_t tx = REMAP_TX, ry = REMAP_RY_FAST;
+		size_t ty = (size_t)remap_tile_rows(ch, ocl_get_limits(c->ocl).local_mem_bytes);
 		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
 		return ocl_run(c->ocl, program, fast, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
 			       tx / 4, ry, args);
