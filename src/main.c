@@ -51,8 +51,9 @@ static const char usage_text[] =
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
-	"      --time[=json]      print the time of each phase (decode, build, upload, every\n"
-	"                         stage, download, encode, total) to stderr, as text or JSON\n"
+	"      --time[=json]      print the time of each phase (open, decode, build, upload,\n"
+	"                         every stage, download, encode, total) to stderr, as text or\n"
+	"                         JSON\n"
 	"      --no-cache         compile the kernels from source: neither read nor write the\n"
 	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
 	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
@@ -282,6 +283,8 @@ static double now_ms(void)
 
 struct timing {
 	double t0; // process work start, for the total
+	double open_ms; // opening the device and allocating the memory the input is decoded into
+	bool opened;    // a device was looked for (not --cpu): open_ms is reported
 	double decode_ms, encode_ms;
 	struct run_times run;
 	double *stage_ms;
@@ -321,8 +324,10 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 	char rate[96];
 	const char *sep = "";
 	if (json) {
-		fprintf(stderr, "{\"device\": %s, \"decode_ms\": %.3f", tm->on_cpu ? "false" : "true",
-			tm->decode_ms);
+		fprintf(stderr, "{\"device\": %s", tm->on_cpu ? "false" : "true");
+		if (tm->opened)
+			fprintf(stderr, ", \"open_ms\": %.3f", tm->open_ms);
+		fprintf(stderr, ", \"decode_ms\": %.3f", tm->decode_ms);
 		if (!tm->on_cpu)
 			fprintf(stderr, ", \"build_ms\": %.3f, \"programs\": %d, \"programs_cached\": %d"
 				", \"upload_ms\": %.3f, \"upload_gbps\": %.2f, \"upload_zero_copy\": %s",
@@ -331,6 +336,8 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 				tm->run.upload_in_place ? "true" : "false");
 		fputs(", \"stages\": [", stderr);
 	} else {
+		if (tm->opened)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "open", tm->open_ms);
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
 		if (!tm->on_cpu) {
 			fprintf(stderr, "climg: time: %-22s %10.3f ms  %d of %d programs from the cache\n",
@@ -603,6 +610,8 @@ static int run(const struct options *o, struct chain *chain)
 		goto fail;
 
 	device_named = o->device || (getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"));
+	tm.opened = !o->cpu;
+	tm.open_ms = now_ms();
 	dev = open_device(o, &dev_failed);
 	if (dev_failed)
 		goto fail;
@@ -625,6 +634,7 @@ static int run(const struct options *o, struct chain *chain)
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
+	tm.open_ms = now_ms() - tm.open_ms;
 	tm.decode_ms = now_ms();
 	if (img_reader_decode(rd, in.data) < 0)
 		goto fail;

@@ -126,6 +126,10 @@ expect_exit 0 "--time on the CPU path" "$CLIMG" --cpu "$D/rgb.png" grey rotate:9
 for phase in decode " 1 grey" " 2 rotate:90" encode total; do
 	expect_stderr "--time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
 done
+check_not "--time --cpu: no open line (no device is looked for)" grep -q "^climg: time: open" "$T/err"
+# without --cpu a device is looked for, found or not, and that time is the open line
+expect_exit 0 "--time, device or not" "$CLIMG" "$D/rgb.png" grey --time -o "$D/t1.png"
+expect_stderr "--time reports open, device or not" "^climg: time: open +[0-9.]+ ms"
 "$CLIMG" --cpu "$D/rgb.png" grey rotate:90 -o "$D/t0.png"
 check "--time does not change the output" cmp "$D/t.png" "$D/t0.png"
 expect_exit 0 "--time=json" "$CLIMG" --cpu "$D/rgb.png" grey --time=json -o "$D/t.png"

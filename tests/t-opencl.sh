@@ -61,9 +61,13 @@ check "no ICD: list says none" grep -q 'no OpenCL devices' "$T/out"
 
 # ---- --time on the device: profiling events for every phase ------------------------------------
 expect_exit 0 "--time on the device" "$CLIMG" "$D/in-640x480-3.png" grey rotate:90 --time -o "$D/t.png"
-for phase in decode build upload " 1 grey" " 2 rotate:90" download encode total; do
+for phase in open decode build upload " 1 grey" " 2 rotate:90" download encode total; do
 	expect_stderr "device --time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
 done
+# the phases come in the order they ran, open first; and the same in JSON
+check "device --time: open is the first line" sh -c "head -n 1 '$T/err' | grep -q '^climg: time: open '"
+expect_exit 0 "--time=json on the device" "$CLIMG" "$D/in-640x480-3.png" grey --time=json -o "$D/tj.png"
+expect_stderr "device --time=json: open_ms first" '^\{"device": true, "open_ms": [0-9.]+, "decode_ms": [0-9.]+, "build_ms"'
 "$CLIMG" --cpu "$D/in-640x480-3.png" grey rotate:90 -o "$D/t0.png"
 check "device --time gives the CPU bytes" cmp "$D/t.png" "$D/t0.png"
 # with --verify: the device's stage times (not 0), and no download time, as the output
