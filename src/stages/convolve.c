@@ -1308,14 +1308,23 @@ static size_t tile_bytes_2d(const struct convolve_params *p, int tw, int th, int
 	return rh * rw * ch + 4 * (size_t)p->n * p->n;
 }
 
-// __local bytes of a tile of the separable kernel (kernels/convolve.cl, sep_fast), TWS
-// output samples x TH rows: the input rows as words (with halo, word padding and one
-// pixel of slack), the int32 rows of the first pass, then the weights.
-static size_t tile_bytes_sep(const struct convolve_params *p, int tws, int th, int ch)
+// The __local arguments of the separable tile kernel (kernels/convolve.cl, sep_fast) for
+// TWS output samples x TH rows, in bytes: *tile, the input rows as words (with halo, word
+// padding and one pixel of slack), and *mid, the int32 rows of the first pass.
+static void sep_locals(const struct convolve_params *p, int tws, int th, int ch, size_t *tile,
+                       size_t *mid)
 {
 	const size_t rh = (size_t)th + 2 * p->r, rc = (size_t)p->r * ch, pad = (4 - rc % 4) % 4;
-	const size_t lww = (pad + tws + 2 * rc + ch + 3) / 4;
-	return 4 * rh * lww + 4 * rh * tws + 4 * 2 * (size_t)p->n;
+	*tile = 4 * rh * ((pad + tws + 2 * rc + ch + 3) / 4);
+	*mid = 4 * rh * tws;
+}
+
+// __local bytes of a tile of the separable kernel: sep_locals, then the weights.
+static size_t tile_bytes_sep(const struct convolve_params *p, int tws, int th, int ch)
+{
+	size_t tile, mid;
+	sep_locals(p, tws, th, ch, &tile, &mid);
+	return tile + mid + 4 * 2 * (size_t)p->n;
 }
 
 // Picks an output tile that fits the local memory and the work-group limits, or returns
@@ -1376,15 +1385,13 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
 	size_t lx, ly, gx, gy, tile, mid, nw;
 	if (p->separable) {
-		const size_t rc = (size_t)r * ch, pad = (4 - rc % 4) % 4;
 		// lx: tile_pick checked it against the limits; 256 items, or 128 for narrow tiles
 		lx = (size_t)tw / 4;
 		ly = 256 / lx < 16 ? 256 / lx : 16;
 		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
 			ly /= 2;
 		gx = up_div((size_t)W * ch, (size_t)tw) * lx;
-		tile = 4 * rh * ((pad + tw + 2 * rc + ch + 3) / 4);
-		mid = 4 * rh * tw;
+		sep_locals(p, tw, th, ch, &tile, &mid);
 		nw = 2 * (size_t)n;
 	} else {
 		local_size(lim, wg_max, &lx, &ly);
@@ -1485,7 +1492,7 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
 	// the weights go as arguments: no buffer to create and free for each run
-	return ocl_run(c->ocl, "convolve", kernel, ((size_t)W * ch + 7) / 8, (size_t)H, 0, 0,
+	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, 8), (size_t)H, 0, 0,
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_INT(k[0]), OCL_INT(k[1]), OCL_INT(k[2]),
 	                                  OCL_INT(k[3]), OCL_INT(k[4]), OCL_INT(k[5]),

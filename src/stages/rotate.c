@@ -375,7 +375,7 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
 						     "rotate_180_c3", "rotate_180_c4" };
 		size_t groups = (size_t)W / 4, items = up_div(groups, 4);
-		return ocl_run(c->ocl, "rotate", name[ch], (items + 255) / 256 * 256, (size_t)H,
+		return ocl_run(c->ocl, "rotate", name[ch], up_div(items, 256) * 256, (size_t)H,
 			       256, 1, args);
 	}
 	return ocl_run(c->ocl, "rotate", "rotate_180", (size_t)W, (size_t)H, 0, 0,
