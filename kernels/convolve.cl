@@ -28,9 +28,10 @@
 //   convolve_2d_cN        not separable without local memory, straight from global memory
 //   convolve_sep_cpu_cN   separable, radius <= 32, for CPU devices: one work-item a tile
 //                         of 64 samples x 64 rows, private rows, no local memory
-//   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 8 samples a
-//                         work-item from whole words, straight from global memory, with
-//                         the 32-bit finish (finish32) where the host found it exact
+//   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 8 samples of 2
+//                         rows a work-item from whole words, straight from global memory,
+//                         in vector registers, with the 32-bit finish (finish32) where the
+//                         host found it exact
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -405,92 +406,109 @@ static inline void d2(const int CH, __global const uchar *in, __global uchar *ou
 	out[o] = finish(acc, off, D, M, S);
 }
 
-// The contract's last step in 32-bit arithmetic, for sums with |acc| + |off| < 2^31 (the
-// host checked it): u = max(t, 0) and q = floor(u / D) as ((u * M) >> 32) >> s (u * M in
-// 64 bits: one 32 x 32 -> 64 multiply, fast on CPU devices too, where mul_hi measured
-// slow), saturated to 255. The host chose M and s so that q is exact for 0 <= u < 256 D
-// and at least 256 above it: D = 2^s with M = 0 (a plain shift, s <= 31); or D < 2^23 not a power of two,
-// s = floor(log2 D) and M = floor(2^(32+s) / D) + 1 < 2^32: then M D = 2^(32+s) + e with
-// 0 < e <= D, and u M / 2^(32+s) = u / D + u e / (D 2^(32+s)) where u e < 256 D^2 <=
-// 2^(32+s) (as D < 2^(s+1) and s <= 22), so the error term stays below 1 / D and never
-// reaches the next integer; and since M / 2^(32+s) > 1 / D, q is never below floor(u / D).
-static inline uchar finish32(int acc, int off, uint M, int s)
+// The contract's last step in 32-bit arithmetic on 8 sums, for sums with |acc| + |off| <
+// 2^31 (the host checked it): u = max(t, 0) and q = floor(u / D) as ((u * M) >> 32) >> s
+// (u * M in 64 bits: one 32 x 32 -> 64 multiply, fast on CPU devices too, where mul_hi
+// measured slow), saturated to 255. The host chose M and s so that q is exact for 0 <= u <
+// 256 D and at least 256 above it: D = 2^s with M = 0 (a plain shift, s <= 31); or D < 2^23
+// not a power of two, s = floor(log2 D) and M = floor(2^(32+s) / D) + 1 < 2^32: then M D =
+// 2^(32+s) + e with 0 < e <= D, and u M / 2^(32+s) = u / D + u e / (D 2^(32+s)) where u e <
+// 256 D^2 <= 2^(32+s) (as D < 2^(s+1) and s <= 22), so the error term stays below 1 / D and
+// never reaches the next integer; and since M / 2^(32+s) > 1 / D, q is never below
+// floor(u / D).
+static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 {
-	const uint u = (uint)max(acc + off, 0);
-	const uint q = M ? (uint)(((ulong)u * M) >> 32) >> s : u >> s;
-	return (uchar)min(q, 255u);
+	const uint8 u = convert_uint8(max(acc + off, 0));
+	const uint8 q = M ? convert_uint8((convert_ulong8(u) * M) >> 32) >> s : u >> s;
+	return convert_uchar8(min(q, (uint8)255));
 }
 
 // 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
-// each work-item computes D3_SAMPLES consecutive samples g .. g + 7 of row y as the 2-D sum
-// acc = sum k[dy][dx] in(x + dx, y + dy) in int32 (exact: the host checked 255 sum|k| and
-// built k = ky kx for a separable kernel; the 9 weights come as arguments k0..k8, row by
-// row, so that no buffer is made for them), reading D3_WORDS whole words of each of the
-// three rows it needs (L1/L2 serve the overlap between neighbours); no local memory, no
-// barrier. Items whose words would leave the image take the border path sample by sample,
-// as d2 does; the last item of a row may have only 4 samples. Global
-// (ceil(W * CH / D3_SAMPLES), H).
+// each work-item computes the D3_SAMPLES (8) consecutive samples g .. g + 7 of the D3_ROWS
+// (2) rows y0 and y0 + 1 as the 2-D sum acc = sum k[dy][dx] in(x + dx, y + dy) in int32
+// (exact: the host checked 255 sum|k| and built k = ky kx for a separable kernel; the 9
+// weights come as arguments k0..k8, row by row, so that no buffer is made for them). From
+// each of the D3_ROWS + 2 input rows it needs it reads 4 whole words, bytes g - 4 .. g + 11
+// (L1/L2 serve the overlap between neighbours), as one int16 vector; the three taps of a
+// row are shuffles of it (d3_tap), and the sums are int8 vectors: everything stays in
+// registers (private arrays of bytes, which the earlier form used, went to memory on
+// NVIDIA's compiler). No local memory, no barrier. Items whose words would leave the image,
+// and those on the first and last rows, take the border path sample by sample (d3_sample);
+// the last item of a row may have only 4 samples, the last of a column only 1 row.
+// Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS)).
 #define D3_SAMPLES 8
-#define D3_WORDS (D3_SAMPLES / 4 + 2) // the samples' words and one on each side
+#define D3_ROWS 2
+
+// Bytes i .. i + 7 of b: the samples one tap of a 3 x 3 kernel reads for 8 outputs.
+static inline int8 d3_tap(int16 b, const int i)
+{
+	return shuffle(b, (uint8)(i) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// Sample g (of the row's W * CH) of output row y, through border_map, as d2 computes it.
+static inline uchar d3_sample(const int CH, __global const uchar *in, int W, int H,
+			      const int *w, int border, int off, uint M, int s, int g, int y)
+{
+	const int ns = W * CH, x = g / CH, c = g % CH;
+	if (HAS_ALPHA(CH) && c == CH - 1)
+		return in[(size_t)y * ns + g];
+	int acc = 0;
+	for (int dy = 0; dy < 3; dy++) {
+		const int sy = border_map(y + dy - 1, H, border);
+		if (sy < 0)
+			continue;
+		__global const uchar *row = in + (size_t)sy * ns;
+		for (int dx = 0; dx < 3; dx++) {
+			const int sx = border_map(x + dx - 1, W, border);
+			if (sx >= 0)
+				acc += w[3 * dy + dx] * row[sx * CH + c];
+		}
+	}
+	return finish32((int8)(acc), off, M, s).s0;
+}
+
 static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
 		      const int *w, int border, int off, uint M, int s)
 {
-	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0), y = get_global_id(1);
-	if (g >= ns || y >= H)
+	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0);
+	const int y0 = D3_ROWS * get_global_id(1);
+	if (g >= ns || y0 >= H)
 		return;
-	int a[D3_SAMPLES];
-	for (int i = 0; i < D3_SAMPLES; i++)
-		a[i] = 0;
-	if (y >= 1 && y + 1 < H && g >= 4 && g + D3_SAMPLES + 4 <= ns) {
+	if (y0 < 1 || y0 + D3_ROWS >= H || g < 4 || g + D3_SAMPLES + 4 > ns) {
+		for (int j = 0; j < D3_ROWS && y0 + j < H; j++)
+			for (int i = 0; i < D3_SAMPLES && g + i < ns; i++)
+				out[(size_t)(y0 + j) * ns + g + i] =
+					d3_sample(CH, in, W, H, w, border, off, M, s, g + i, y0 + j);
+		return;
+	}
+	int8 acc[D3_ROWS], centre[D3_ROWS]; // centre: the output rows' own samples (alpha)
 #pragma unroll
-		for (int dy = 0; dy < 3; dy++) {
-			__global const uint *p =
-				(__global const uint *)(in + (size_t)(y + dy - 1) * ns + g);
-			uchar b[4 * D3_WORDS]; // bytes g - 4 .. g + D3_SAMPLES + 3
+	for (int j = 0; j < D3_ROWS; j++)
+		acc[j] = 0;
 #pragma unroll
-			for (int j = 0; j < D3_WORDS; j++)
-				vstore4(as_uchar4(p[j - 1]), j, b);
-			const int k0 = w[3 * dy], k1 = w[3 * dy + 1], k2 = w[3 * dy + 2];
+	for (int r = 0; r < D3_ROWS + 2; r++) { // input row y0 - 1 + r
+		__global const uint *p = (__global const uint *)(in + (size_t)(y0 - 1 + r) * ns + g);
+		const int16 b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2])));
+		const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH);
 #pragma unroll
-			for (int i = 0; i < D3_SAMPLES; i++)
-				a[i] += k0 * b[4 + i - CH] + k1 * b[4 + i] + k2 * b[4 + i + CH];
-		}
-	} else {
-		for (int i = 0; i < D3_SAMPLES && g + i < ns; i++) {
-			const int x = (g + i) / CH, c = (g + i) % CH;
-			for (int dy = 0; dy < 3; dy++) {
-				const int sy = border_map(y + dy - 1, H, border);
-				if (sy < 0)
-					continue;
-				__global const uchar *row = in + (size_t)sy * ns;
-				for (int dx = 0; dx < 3; dx++) {
-					const int sx = border_map(x + dx - 1, W, border);
-					if (sx >= 0)
-						a[i] += w[3 * dy + dx] * row[sx * CH + c];
-				}
-			}
+		for (int j = 0; j < D3_ROWS; j++) {
+			const int dy = r - j; // the kernel row this input row is for output row y0 + j
+			if (dy >= 0 && dy < 3)
+				acc[j] += w[3 * dy] * L + w[3 * dy + 1] * C + w[3 * dy + 2] * R;
+			if (dy == 1)
+				centre[j] = C;
 		}
 	}
-	// every sample finished first, then stored a word at a time: on an H100 this order ran
-	// 4-7% faster for 1-3 channels than finishing each word just before its store, and
-	// 1-3% slower for 4 (docs/BENCHMARKS.md, fifth session)
-	uchar q[D3_SAMPLES];
+	// with 2 or 4 channels, the lanes that hold alpha (g is a multiple of 8, so of CH)
+	const char8 alpha = convert_char8((int8)(0, 1, 2, 3, 4, 5, 6, 7) % CH == CH - 1);
 #pragma unroll
-	for (int i = 0; i < D3_SAMPLES; i++)
-		q[i] = finish32(a[i], off, M, s);
-#pragma unroll
-	for (int j = 0; j < D3_SAMPLES / 4; j++) {
-		const int g4 = g + 4 * j;
-		if (g4 >= ns)
-			break;
-		__global const uchar *src = in + (size_t)y * ns + g4;
-		if (HAS_ALPHA(CH)) {
-#pragma unroll
-			for (int i = 0; i < 4; i++)
-				if ((g4 + i) % CH == CH - 1)
-					q[4 * j + i] = src[i];
-		}
-		*(__global uint *)(out + (size_t)y * ns + g4) = as_uint(vload4(j, q));
+	for (int j = 0; j < D3_ROWS; j++) {
+		uchar8 q = finish32(acc[j], off, M, s);
+		if (HAS_ALPHA(CH))
+			q = select(q, convert_uchar8(centre[j]), alpha);
+		__global uint *o = (__global uint *)(out + (size_t)(y0 + j) * ns + g);
+		o[0] = as_uint2(q).x;
+		o[1] = as_uint2(q).y;
 	}
 }
 

@@ -97,6 +97,9 @@
 #define SEP_CPU_TW 64
 #define SEP_CPU_TH 64
 #define SEP_CPU_MAX_R 32
+// convolve_3x3's samples and rows a work-item; keep in step with D3_SAMPLES, D3_ROWS there
+#define D3_SAMPLES 8
+#define D3_ROWS 2
 
 enum border { BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP, BORDER_ZERO };
 
@@ -1480,8 +1483,8 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 	return 255 * sum <= INT32_BOUND - llabs(p->off);
 }
 
-// Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES (8) samples a
-// work-item.
+// Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
+// D3_ROWS rows a work-item.
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
@@ -1492,7 +1495,8 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
 	// the weights go as arguments: no buffer to create and free for each run
-	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, 8), (size_t)H, 0, 0,
+	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, D3_SAMPLES),
+	               up_div((size_t)H, D3_ROWS), 0, 0,
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_INT(k[0]), OCL_INT(k[1]), OCL_INT(k[2]),
 	                                  OCL_INT(k[3]), OCL_INT(k[4]), OCL_INT(k[5]),
