@@ -39,11 +39,13 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 	barrier(CLK_LOCAL_MEM_FENCE);
 
 	for (uint k = gid; k < n16; k += gsize) {
-		uchar b[16];
-		vstore16(as_uchar16(in16[k]), 0, b);
+		// the 16 bytes taken out of the 4 words by shifts: a private byte array went to
+		// memory on NVIDIA's compiler
+		const uint4 v = in16[k];
+		const uint wv[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
 		for (uint j = 0; j < 16u; j++)
-			atomic_inc(&sub[((base + j) % ch << 8) | b[j]]);
+			atomic_inc(&sub[((base + j) % ch << 8) | ((wv[j >> 2] >> (8 * (j & 3))) & 255u)]);
 		if (ch == 3u) {
 			base += step;
 			if (base >= 3u)
