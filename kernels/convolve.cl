@@ -430,11 +430,12 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // weights come as arguments k0..k8, row by row, so that no buffer is made for them). From
 // each of the D3_ROWS + 2 input rows it needs it reads 4 whole words, bytes g - 4 .. g + 11
 // (L1/L2 serve the overlap between neighbours), as one int16 vector; the three taps of a
-// row are shuffles of it (d3_tap), and the sums are int8 vectors: everything stays in
-// registers (private arrays of bytes, which the earlier form used, went to memory on
-// NVIDIA's compiler). No local memory, no barrier. Items whose words would leave the image,
-// and those on the first and last rows, take the border path sample by sample (d3_sample);
-// the last item of a row may have only 4 samples, the last of a column only 1 row.
+// row are shuffles of it (d3_tap), and the sums are int8 vectors (on an H100 and an H200
+// this took 13-45% less time than 8 samples of one row through private byte arrays:
+// docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items whose words
+// would leave the image, and those on the first and last rows, take the border path sample
+// by sample (d3_sample); the last item of a row may have only 4 samples, the last of a
+// column only 1 row.
 // Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS)).
 #define D3_SAMPLES 8
 #define D3_ROWS 2

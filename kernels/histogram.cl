@@ -39,8 +39,8 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 	barrier(CLK_LOCAL_MEM_FENCE);
 
 	for (uint k = gid; k < n16; k += gsize) {
-		// the 16 bytes taken out of the 4 words by shifts: a private byte array went to
-		// memory on NVIDIA's compiler
+		// the 16 bytes taken out of the 4 words by shifts: on an H100 13-14% less time than
+		// through a private byte array (docs/BENCHMARKS.md, seventh session)
 		const uint4 v = in16[k];
 		const uint wv[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
