@@ -476,10 +476,12 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 	if (g >= ns || y0 >= H)
 		return;
 	if (y0 < 1 || y0 + D3_ROWS >= H || g < 4 || g + D3_SAMPLES + 4 > ns) {
-		for (int j = 0; j < D3_ROWS && y0 + j < H; j++)
+		for (int j = 0; j < D3_ROWS && y0 + j < H; j++) {
+			__global uchar *o = out + (size_t)(y0 + j) * ns;
 			for (int i = 0; i < D3_SAMPLES && g + i < ns; i++)
-				out[(size_t)(y0 + j) * ns + g + i] =
-					d3_sample(CH, in, W, H, w, border, off, M, s, g + i, y0 + j);
+				o[g + i] = d3_sample(CH, in, W, H, w, border, off, M, s, g + i,
+						     y0 + j);
+		}
 		return;
 	}
 	int8 acc[D3_ROWS], centre[D3_ROWS]; // centre: the output rows' own samples (alpha)
@@ -488,12 +490,13 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 		acc[j] = 0;
 #pragma unroll
 	for (int r = 0; r < D3_ROWS + 2; r++) { // input row y0 - 1 + r
-		__global const uint *p = (__global const uint *)(in + (size_t)(y0 - 1 + r) * ns + g);
+		__global const uint *p =
+			(__global const uint *)(in + (size_t)(y0 - 1 + r) * ns + g);
 		const int16 b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2])));
 		const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH);
 #pragma unroll
 		for (int j = 0; j < D3_ROWS; j++) {
-			const int dy = r - j; // the kernel row this input row is for output row y0 + j
+			const int dy = r - j; // this input row's kernel row for output row y0 + j
 			if (dy >= 0 && dy < 3)
 				acc[j] += w[3 * dy] * L + w[3 * dy + 1] * C + w[3 * dy + 2] * R;
 			if (dy == 1)

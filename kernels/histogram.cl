@@ -44,8 +44,10 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 		const uint4 v = in16[k];
 		const uint wv[4] = { v.x, v.y, v.z, v.w };
 #pragma unroll
-		for (uint j = 0; j < 16u; j++)
-			atomic_inc(&sub[((base + j) % ch << 8) | ((wv[j >> 2] >> (8 * (j & 3))) & 255u)]);
+		for (uint j = 0; j < 16u; j++) {
+			const uint byte = (wv[j >> 2] >> (8 * (j & 3))) & 255u;
+			atomic_inc(&sub[((base + j) % ch << 8) | byte]);
+		}
 		if (ch == 3u) {
 			base += step;
 			if (base >= 3u)
