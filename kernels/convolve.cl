@@ -12,16 +12,17 @@
 // Images are interleaved 8-bit samples, CH channels, rows packed. Work-items compute
 // samples (not pixels), so that neighbouring work-items touch neighbouring bytes and every
 // global read and write is coalesced: one sample each in the paths without local memory,
-// 4 consecutive samples and whole-word loads and stores in the separable tile path. Each
+// several consecutive samples and whole-word loads and stores in the others. Each
 // kernel exists for CH = 1, 2, 3, 4 (suffix _c1.._c4): the body is an inline function of a
 // constant CH, so divisions by CH are cheap and channel patterns known when compiling.
 // With 2 or 4 channels the last is alpha: copied, not filtered.
 //
-//   convolve_sep_tile_cN  separable, one work-group per TW samples x TH rows output tile:
-//                         the tile and its halo loaded into local memory once as 32-bit
-//                         words, a horizontal pass into local int32 rows, a vertical pass
-//                         to the output, 4 consecutive samples per work-item (sep_fast)
-//   convolve_2d_tile_cN   not separable, the same tile, then the 2-D sum per sample
+//   convolve_sep_strip_cN separable, one work-group per strip of TWS samples x SH rows:
+//                         the input rows pass through local memory in chunks, each summed
+//                         horizontally once into a ring of int32 rows in local memory,
+//                         from which the vertical pass writes the output (sep_strip)
+//   convolve_2d_tile_cN   not separable, one work-group per TW x TH pixel tile: the tile
+//                         and its halo loaded into local memory once, then the 2-D sum
 //   convolve_sep_h_cN     separable without local memory: horizontal pass of a strip of
 //                         rows into an int32 scratch buffer ...
 //   convolve_sep_v_cN     ... and the vertical pass from it to the output
@@ -66,7 +67,7 @@ static inline int border_map(int i, int n, int border)
 
 // The contract's last step. At or above 256 D the result saturates to 255; below it the
 // quotient floor(t / D) is computed as (t * M) >> S, which the host chose so that it is
-// exact for every 0 <= t < 256 D: D = 2^S with M = 1; or, for D < 2^16, S = 40 and
+// exact for every 0 <= t < 256 D: D = 2^S with M = 1 (a shift); or, for D < 2^16, S = 40 and
 // M = floor(2^40 / D) + 1: then t * M / 2^40 = t / D + t * e / 2^40 with 0 < e < 1, and
 // t * e / 2^40 < 256 D / 2^40 < 1 / D (as 256 D^2 < 2^40) never reaches the next integer.
 // M = 0 (other D) divides.
@@ -77,6 +78,8 @@ static inline uchar finish(long acc, long off, long D, long M, int S)
 		return 0;
 	if (t >= (D << 8))
 		return 255;
+	if (M == 1) // D = 2^S: a shift, without the 64-bit multiply
+		return (uchar)(t >> S);
 	if (M)
 		return (uchar)((t * M) >> S);
 	return (uchar)(t / D);
@@ -132,19 +135,19 @@ static inline uchar row_byte(const int CH, __global const uchar *src, int g, int
 }
 
 // Finishes 4 consecutive samples g .. g + 3 of the output row o (those at or past ns, the
-// row's end, are not written); alpha samples are copied from src, the input's bytes at the
+// row's end, are not written); alpha samples are copied from src, the input row, at the
 // same places. One 32-bit store where the row allows.
 static inline void put4(const int CH, __global uchar *o, int g, int ns, bool aligned,
-			__local const uchar *src, long a0, long a1, long a2, long a3, long off,
+			__global const uchar *src, long a0, long a1, long a2, long a3, long off,
 			long D, long M, int S)
 {
 	uchar4 q = (uchar4)(finish(a0, off, D, M, S), finish(a1, off, D, M, S),
 			    finish(a2, off, D, M, S), finish(a3, off, D, M, S));
 	if (HAS_ALPHA(CH)) {
-		if ((g + 0) % CH == CH - 1) q.s0 = src[0];
-		if ((g + 1) % CH == CH - 1) q.s1 = src[1];
-		if ((g + 2) % CH == CH - 1) q.s2 = src[2];
-		if ((g + 3) % CH == CH - 1) q.s3 = src[3];
+		if ((g + 0) % CH == CH - 1) q.s0 = src[g];
+		if ((g + 1) % CH == CH - 1 && g + 1 < ns) q.s1 = src[g + 1];
+		if ((g + 2) % CH == CH - 1 && g + 2 < ns) q.s2 = src[g + 2];
+		if ((g + 3) % CH == CH - 1 && g + 3 < ns) q.s3 = src[g + 3];
 	}
 	if (aligned && g + 4 <= ns) {
 		*(__global uint *)(o + g) = as_uint(q);
@@ -156,130 +159,214 @@ static inline void put4(const int CH, __global uchar *o, int g, int ns, bool ali
 	}
 }
 
-// The separable kernel, fused: one work-group per output tile of TWS samples (bytes, not
-// pixels: TWS is a multiple of 4 and tiles start at multiples of TWS in each row) by TH
-// rows (TH even). The input rows ty - r .. ty + TH + r - 1 are loaded once into local
-// memory as whole 32-bit words (RC = r * CH samples of halo on each side, and the row's
-// start padded down to a word), border-mapped byte by byte only in words that leave the
-// row. Each work-item then computes 4 consecutive samples of a row, first horizontally
-// into int32 rows in local memory (the exact first-pass sums), then vertically from those
-// to the output (two rows per work-item there), stored as one 32-bit word where the row
-// allows. The int32 intermediate never goes through global memory. With 2 or 4 channels
-// alpha samples are summed too (the bounds hold for them as well) but their output is
-// copied from the input.
-// Host: local memory tile = RH * LWW words, mid = RH * TWS ints, lw = 2n ints, where
-// RH = TH + 2r and LWW = (pad + TWS + 2 RC + CH + 3) / 4, pad = -RC mod 4.
-static inline void sep_fast(const int CH, __global const uchar *in, __global uchar *out, int W,
-			    int H, __global const int *w, int r, int border, long off, long D,
-			    long M, int S, int TWS, int TH, __local uint *tile, __local int4 *mid,
-			    __local int *lw)
+// 4 bytes of an input row from sample index g on, each through row_byte (for the vectors
+// that leave the row).
+static inline uint edge4(const int CH, __global const uchar *src, int g, int W, int border)
 {
-	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 3, ns = W * CH, RH = TH + 2 * r;
-	const int LWW = (pad + TWS + 2 * RC + CH + 3) >> 2, RB = 4 * LWW;
-	const int S0 = get_group_id(0) * TWS, ty = get_group_id(1) * TH, G0 = S0 - RC - pad;
+	return as_uint((uchar4)(row_byte(CH, src, g, W, border), row_byte(CH, src, g + 1, W, border),
+				row_byte(CH, src, g + 2, W, border),
+				row_byte(CH, src, g + 3, W, border)));
+}
+
+// The separable kernel, fused, streaming down a strip: one work-group per strip of TWS
+// output samples (bytes, not pixels: TWS is a multiple of 8 and strips start at multiples
+// of TWS in each row) by SH rows. The strip's input rows y0 - r .. y0 + SH + r - 1 pass
+// through in chunks of CR rows:
+//   1. the chunk is loaded into local memory (tile) as 16-byte vectors: TWS samples plus
+//      RC = r * CH samples of halo on each side, the row's start padded down to 16 bytes;
+//      vectors that leave the row are border-mapped byte by byte;
+//   2. the horizontal pass turns each loaded row into an int32 row (the exact first-pass
+//      sums, 8 consecutive samples a work-item) in mid, a ring of NR >= CR + 2r rows
+//      (input row i of the strip goes to ring row i % NR);
+//   3. the vertical pass finishes every output row whose n input rows are now in the ring
+//      (4 samples of 2 rows a work-item: each int4 read of mid serves both rows), sums in
+//      int64, then the contract's finish; one 32-bit store where the row allows.
+// Each input row is loaded and summed horizontally once per strip; only the 2r rows that
+// start the strip are extra. The int32 intermediate never goes through global memory.
+// With sym (the host found kx and ky symmetric, and 2 * 255 * sum|kx| <= 2^31 - 1 so that
+// the sum of two first-pass values fits int32) both passes add the two samples that share
+// a weight before multiplying: r + 1 multiplies a sample instead of n. With 2 or 4
+// channels alpha samples are summed too (the bounds hold for them as well) but their
+// output is copied from the input.
+// Host: local memory tile = CR * L4 16-byte vectors, mid = NR * TWS ints, lw = 2n ints,
+// where L4 = (pad + TWS + 2 RC + CH + 15) / 16, pad = -RC mod 16.
+static inline void sep_strip(const int CH, __global const uchar *in, __global uchar *out, int W,
+			     int H, __global const int *w, int r, int border, long off, long D,
+			     long M, int S, int TWS, int SH, int CR, int NR, int sym,
+			     __local uint4 *tile, __local int4 *mid, __local int *lw)
+{
+	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 15, ns = W * CH;
+	const int L4 = (pad + TWS + 2 * RC + CH + 15) >> 4, RB = 16 * L4, T4 = TWS >> 2;
+	const int S0 = get_group_id(0) * TWS, y0 = get_group_id(1) * SH, G0 = S0 - RC - pad;
 	const int lx = get_local_id(0), ly = get_local_id(1);
 	const int LX = get_local_size(0), LY = get_local_size(1);
-	const bool aligned = (ns & 3) == 0; // every row starts on a word
+	const int lid = ly * LX + lx, lsize = LX * LY;
+	const bool aligned = (ns & 3) == 0, aligned16 = (ns & 15) == 0; // every row starts so
+	const int rows = min(SH, H - y0), nin = rows + 2 * r;
 	__local const uchar *tb = (__local const uchar *)tile;
 
 	weights_load(w, 2 * n, lw);
-	// The words of the tile in order, row by row, spread over all the work-group's items
-	// (a row is often little more than one item row: no item idles on a short remainder).
-	const int lid = ly * LX + lx, lsize = LX * LY, drow = lsize / LWW, du = lsize - drow * LWW;
-	for (int row = lid / LWW, u = lid - row * LWW; row < RH;) {
-		const int sy = border_map(ty - r + row, H, border), g = G0 + 4 * u;
-		__global const uchar *src = in + (size_t)max(sy, 0) * ns;
-		uint word;
-		if (sy < 0) {
-			word = 0;
-		} else if (aligned && g >= 0 && g + 4 <= ns) {
-			word = *(__global const uint *)(src + g);
-		} else {
-			word = as_uint((uchar4)(row_byte(CH, src, g, W, border),
-						row_byte(CH, src, g + 1, W, border),
-						row_byte(CH, src, g + 2, W, border),
-						row_byte(CH, src, g + 3, W, border)));
+	for (int c0 = 0; c0 < nin; c0 += CR) {
+		const int cr = min(CR, nin - c0);
+		// 1. input rows c0 .. c0 + cr - 1 of the strip (virtual rows y0 - r + c0 ..)
+		for (int q = lid; q < cr * L4; q += lsize) {
+			const int row = q / L4, u = q - row * L4;
+			const int sy = border_map(y0 - r + c0 + row, H, border), g = G0 + 16 * u;
+			__global const uchar *src = in + (size_t)max(sy, 0) * ns;
+			uint4 v;
+			if (sy < 0)
+				v = (uint4)(0);
+			else if (g >= 0 && g + 16 <= ns)
+				v = aligned16 ? *(__global const uint4 *)(src + g)
+					      : as_uint4(vload16(0, src + g));
+			else
+				v = (uint4)(edge4(CH, src, g, W, border), edge4(CH, src, g + 4, W, border),
+					    edge4(CH, src, g + 8, W, border),
+					    edge4(CH, src, g + 12, W, border));
+			tile[q] = v;
 		}
-		tile[row * LWW + u] = word;
-		u += du;
-		row += drow;
-		if (u >= LWW) {
-			u -= LWW;
-			row++;
-		}
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	// horizontal: mid[row][j] = sum_k kx[k] * tile byte (pad + j + k CH)   (int32, exact)
-	// b0..b3 hold the 4 samples of tap k; the next tap shifts them by CH.
-	for (int row = ly; row < RH; row += LY) {
-		for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
-			__local const uchar *t = tb + row * RB + pad + j0;
-			int b0 = t[0], b1 = t[1], b2 = t[2], b3 = t[3];
-			int a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-			for (int k = 0; k < n; k++) {
-				const int wk = lw[k];
-				a0 += wk * b0;
-				a1 += wk * b1;
-				a2 += wk * b2;
-				a3 += wk * b3;
-				t += CH;
-				if (CH == 1) {
-					b0 = b1; b1 = b2; b2 = b3; b3 = t[3];
-				} else if (CH == 2) {
-					b0 = b2; b1 = b3; b2 = t[2]; b3 = t[3];
-				} else if (CH == 3) {
-					b0 = b3; b1 = t[1]; b2 = t[2]; b3 = t[3];
-				} else { // CH 4: pad is 0, so t is word-aligned
-					const uint v = *(__local const uint *)t;
-					b0 = v & 255; b1 = (v >> 8) & 255; b2 = (v >> 16) & 255; b3 = v >> 24;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		// 2. horizontal: ring row (c0 + i) % NR, sample j = sum_k kx[k] * tile byte (pad +
+		// j + k CH) of row i. b[] holds the 8 samples of tap k (from the left), e[] those
+		// of tap n - 1 - k (from the right); the next tap moves them by CH.
+		for (int i = ly; i < cr; i += LY) {
+			__local int4 *m = mid + ((c0 + i) % NR) * T4;
+			for (int j0 = 8 * lx; j0 < TWS; j0 += 8 * LX) {
+				__local const uchar *t = tb + i * RB + pad + j0;
+				int a[8], b[8];
+#pragma unroll
+				for (int q = 0; q < 8; q++)
+					b[q] = t[q];
+				if (sym) {
+					__local const uchar *u = t + 2 * RC, *c = t + RC;
+					const int wc = lw[r];
+					int e[8];
+#pragma unroll
+					for (int q = 0; q < 8; q++) {
+						a[q] = wc * c[q];
+						e[q] = u[q];
+					}
+					for (int k = 0; k < r; k++) {
+						const int wk = lw[k];
+#pragma unroll
+						for (int q = 0; q < 8; q++)
+							a[q] += wk * (b[q] + e[q]);
+						t += CH;
+						u -= CH;
+#pragma unroll
+						for (int q = 0; q < 8 - CH; q++)
+							b[q] = b[q + CH];
+#pragma unroll
+						for (int q = 8 - CH; q < 8; q++)
+							b[q] = t[q];
+#pragma unroll
+						for (int q = 7; q >= CH; q--)
+							e[q] = e[q - CH];
+#pragma unroll
+						for (int q = 0; q < CH; q++)
+							e[q] = u[q];
+					}
+				} else {
+#pragma unroll
+					for (int q = 0; q < 8; q++)
+						a[q] = 0;
+					for (int k = 0; k < n; k++) {
+						const int wk = lw[k];
+#pragma unroll
+						for (int q = 0; q < 8; q++)
+							a[q] += wk * b[q];
+						t += CH;
+#pragma unroll
+						for (int q = 0; q < 8 - CH; q++)
+							b[q] = b[q + CH];
+#pragma unroll
+						for (int q = 8 - CH; q < 8; q++)
+							b[q] = t[q];
+					}
 				}
+				m[j0 >> 2] = (int4)(a[0], a[1], a[2], a[3]);
+				m[(j0 >> 2) + 1] = (int4)(a[4], a[5], a[6], a[7]);
 			}
-			mid[(row * TWS + j0) >> 2] = (int4)(a0, a1, a2, a3);
 		}
-	}
-	barrier(CLK_LOCAL_MEM_FENCE);
-	// vertical: sum_i ky[i] * mid[row + i][j]   (int64), then the contract's finish. A
-	// work-item computes rows row and row + 1 together: each int4 read of mid serves both
-	// (TH is even, so row + 1 < TH and its taps stay inside mid even where it is not stored).
-	// mid is read and written as whole int4s, never through vload4/vstore4: NVIDIA's
-	// compiler split those into four 32-bit accesses 16 bytes apart, four-way bank conflicts.
-	const int rows = min(TH, H - ty);
-	for (int row = 2 * ly; row < rows; row += 2 * LY) {
-		for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
-			const int g = S0 + j0;
-			if (g >= ns)
-				break;
-			__local const int4 *m = mid + ((row * TWS + j0) >> 2);
-			const int T4 = TWS >> 2; // int4s a row of mid
-			int4 v = m[0];
-			int wp = lw[n];
-			long a0 = (long)wp * v.x, a1 = (long)wp * v.y;
-			long a2 = (long)wp * v.z, a3 = (long)wp * v.w;
-			long c0 = 0, c1 = 0, c2 = 0, c3 = 0;
-			for (int i = 1; i < n; i++) {
-				const int wk = lw[n + i];
-				v = m[i * T4];
-				a0 += (long)wk * v.x;
-				a1 += (long)wk * v.y;
-				a2 += (long)wk * v.z;
-				a3 += (long)wk * v.w;
-				c0 += (long)wp * v.x;
-				c1 += (long)wp * v.y;
-				c2 += (long)wp * v.z;
-				c3 += (long)wp * v.w;
-				wp = wk;
+		barrier(CLK_LOCAL_MEM_FENCE);
+		// 3. vertical: output rows o0 .. o1 - 1 of the strip, those whose last input row
+		// (o + 2r) came in this chunk. Rows o and o + 1 together; o + 1 is stored only
+		// below o1 (its ring rows are read either way: harmless). mid is read as whole
+		// int4s, never through vload4: NVIDIA's compiler split those into four 32-bit
+		// accesses 16 bytes apart, four-way bank conflicts.
+		const int o0 = max(c0 - 2 * r, 0), o1 = c0 + cr - 2 * r;
+		for (int o = o0 + 2 * ly; o < o1; o += 2 * LY) {
+			for (int j0 = 4 * lx; j0 < TWS; j0 += 4 * LX) {
+				const int g = S0 + j0;
+				if (g >= ns)
+					break;
+				__local const int4 *m = mid + (j0 >> 2);
+				long a0 = 0, a1 = 0, a2 = 0, a3 = 0, c0s = 0, c1 = 0, c2 = 0, c3 = 0;
+				int sl = o % NR; // ring row of input row o, then of the taps that follow
+				if (sym) {
+					// row o adds ring rows o + k and o + n - 1 - k, row o + 1 rows
+					// o + 1 + k and o + n - k; L and R1 are the outer ones of tap k
+					int sr = (o + n) % NR;
+					int4 L = m[sl * T4], R1 = m[sr * T4];
+					for (int k = 0; k < r; k++) {
+						const int wk = lw[n + k];
+						if (++sl == NR)
+							sl = 0;
+						if (--sr < 0)
+							sr = NR - 1;
+						const int4 L1 = m[sl * T4], R = m[sr * T4];
+						const int4 s = L + R, s1 = L1 + R1;
+						a0 += (long)wk * s.x;
+						a1 += (long)wk * s.y;
+						a2 += (long)wk * s.z;
+						a3 += (long)wk * s.w;
+						c0s += (long)wk * s1.x;
+						c1 += (long)wk * s1.y;
+						c2 += (long)wk * s1.z;
+						c3 += (long)wk * s1.w;
+						L = L1;
+						R1 = R;
+					}
+					const int wc = lw[n + r]; // L is ring row o + r, R1 row o + r + 1
+					a0 += (long)wc * L.x;
+					a1 += (long)wc * L.y;
+					a2 += (long)wc * L.z;
+					a3 += (long)wc * L.w;
+					c0s += (long)wc * R1.x;
+					c1 += (long)wc * R1.y;
+					c2 += (long)wc * R1.z;
+					c3 += (long)wc * R1.w;
+				} else {
+					// ring row o + i: weight ky[i] for row o, ky[i - 1] for row o + 1
+					int4 v = m[sl * T4];
+					int wp = lw[n];
+					a0 = (long)wp * v.x;
+					a1 = (long)wp * v.y;
+					a2 = (long)wp * v.z;
+					a3 = (long)wp * v.w;
+					for (int i = 1; i <= n; i++) {
+						if (++sl == NR)
+							sl = 0;
+						v = m[sl * T4];
+						c0s += (long)wp * v.x;
+						c1 += (long)wp * v.y;
+						c2 += (long)wp * v.z;
+						c3 += (long)wp * v.w;
+						if (i < n) {
+							wp = lw[n + i];
+							a0 += (long)wp * v.x;
+							a1 += (long)wp * v.y;
+							a2 += (long)wp * v.z;
+							a3 += (long)wp * v.w;
+						}
+					}
+				}
+				const size_t y = (size_t)(y0 + o) * ns;
+				put4(CH, out + y, g, ns, aligned, in + y, a0, a1, a2, a3, off, D, M, S);
+				if (o + 1 < o1)
+					put4(CH, out + y + ns, g, ns, aligned, in + y + ns, c0s, c1, c2, c3,
+					     off, D, M, S);
 			}
-			v = m[n * T4];
-			c0 += (long)wp * v.x;
-			c1 += (long)wp * v.y;
-			c2 += (long)wp * v.z;
-			c3 += (long)wp * v.w;
-			__local const uchar *src = tb + (row + r) * RB + pad + RC + j0;
-			put4(CH, out + (size_t)(ty + row) * ns, g, ns, aligned, src, a0, a1, a2, a3,
-			     off, D, M, S);
-			if (row + 1 < rows)
-				put4(CH, out + (size_t)(ty + row + 1) * ns, g, ns, aligned, src + RB,
-				     c0, c1, c2, c3, off, D, M, S);
 		}
 	}
 }
@@ -596,20 +683,20 @@ CONVOLVE_CPU_KERNEL(3)
 CONVOLVE_CPU_KERNEL(4)
 #endif
 
-// The kernels, one per channel count. convolve_2d_tile ignores mid: its signature matches
-// convolve_sep_tile's so that the host passes both the same arguments.
+// The kernels, one per channel count.
 #define CONVOLVE_KERNELS(CH)                                                                    \
-	__kernel void convolve_sep_tile_c##CH(                                                  \
+	__kernel void convolve_sep_strip_c##CH(                                                 \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
-	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
-	    __local uint *tile, __local int4 *mid, __local int *lw)                             \
+	    int r, int border, long off, long D, long M, int S, int TWS, int SH, int CR,        \
+	    int NR, int sym, __local uint4 *tile, __local int4 *mid, __local int *lw)           \
 	{                                                                                       \
-		sep_fast(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, mid, lw); \
+		sep_strip(CH, in, out, W, H, w, r, border, off, D, M, S, TWS, SH, CR, NR, sym,  \
+			  tile, mid, lw);                                                       \
 	}                                                                                       \
 	__kernel void convolve_2d_tile_c##CH(                                                   \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
 	    int r, int border, long off, long D, long M, int S, int TW, int TH,                 \
-	    __local uchar *tile, __local int4 *mid, __local int *lw)                            \
+	    __local uchar *tile, __local int *lw)                                               \
 	{                                                                                       \
 		d2_tile(CH, in, out, W, H, w, r, border, off, D, M, S, TW, TH, tile, lw);       \
 	}                                                                                       \

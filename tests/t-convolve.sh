@@ -123,10 +123,12 @@ check "device sobel-x on a ramp: the documented values" test "$("$IMGTOOL" dump 
 # input. Every chain starts from noise. Each runs four ways: as climg chooses (3x3 kernels
 # on rows of whole words take convolve_3x3: 68x21 always, the other sizes with 4 channels;
 # rows of 4 but not 8 bytes end in an item of 4 samples),
-# CLIMG_CONVOLVE_PATH=tile (the local-memory tiles), =global (the paths without local
-# memory) and =cpu (convolve_sep_cpu, which CPU devices take for separable kernels of radius
-# up to 32 and only CPU devices have; elsewhere the same as =tile); CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path into strips
-# of 5 rows.
+# CLIMG_CONVOLVE_PATH=tile (the local-memory kernels: strips for separable kernels, tiles
+# for the others), =global (the paths without local memory) and =cpu (convolve_sep_cpu,
+# which CPU devices take for separable kernels of radius up to 32 and only CPU devices have;
+# elsewhere the same as =tile). CLIMG_CONVOLVE_STRIP=5 cuts the two-pass path and the strip
+# kernel into strips of 5 rows; "tile:61" runs the strip kernel with strips of 61 rows,
+# where its ring of rows wraps around.
 if "$CLIMG" --list-devices | grep -q '^0: '; then
 	# 3x3 kernels that convolve_3x3's 32-bit arithmetic does not take: D = 8400000 is not a
 	# power of two and above 2^23; with norm=1000, 255 sum|k| + |bias numerator| > 2^31
@@ -144,12 +146,14 @@ convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
 		for ch in 1 2 3 4; do
 			img="$D/v-$size-$ch.png"
 			"$IMGTOOL" make "$w" "$h" "$ch" noise:$((w * 7 + h * 3 + ch)) "$img"
-			for path in auto tile global cpu; do
-				hook=$path
+			for path in auto tile tile:61 global cpu; do
+				hook=${path%:*}
 				[ "$path" = auto ] && hook=
+				strip=5
+				[ "$path" = tile:61 ] && strip=61
 				echo "$CHAINS" | while read -r chain; do
 					# shellcheck disable=SC2086
-					CLIMG_CONVOLVE_PATH=$hook CLIMG_CONVOLVE_STRIP=5 "$CLIMG" "$img" $chain --verify -o "$D/v.png" >"$D/v.out" 2>&1
+					CLIMG_CONVOLVE_PATH=$hook CLIMG_CONVOLVE_STRIP=$strip "$CLIMG" "$img" $chain --verify -o "$D/v.png" >"$D/v.out" 2>&1
 					echo "$? $path $chain"
 					[ -s "$D/v.out" ] && sed 's/^/    | /' "$D/v.out"
 				done >"$D/results"
@@ -162,6 +166,13 @@ convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
 				done <"$D/results"
 			done
 		done
+	done
+	# the strip kernel with strips of its own height (128 rows for these): 3 strips
+	"$IMGTOOL" make 37 300 3 noise:11 "$D/tall.png"
+	for chain in convolve:gauss:sigma=2 convolve:sobel-y:border=wrap:bias=128 convolve:box:size=7:border=reflect; do
+		# shellcheck disable=SC2086
+		check "convolve opencl = cpu, 37x300 ch=3 (tile, own strips): $chain" \
+			env CLIMG_CONVOLVE_PATH=tile "$CLIMG" "$D/tall.png" $chain --verify -o "$D/v.png"
 	done
 	# the default device's output file equals the CPU path's
 	"$CLIMG" "$D/v-131x67-3.png" convolve:gauss:sigma=8 -o "$D/cl.png"

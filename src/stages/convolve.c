@@ -65,10 +65,10 @@
 // convolve_sep_cpu (CPU devices' kernel for separable kernels of radius up to 32) where it
 // applies, on CPU devices only (other devices' programs lack it); elsewhere it acts as
 // =tile. CLIMG_CONVOLVE_PATH=global makes run_cl take the
-// paths that use no local memory other than the 3 x 3 word path, =tile the local-memory tile
-// paths where they fit (any non-empty value keeps the 3 x 3 word path out);
-// CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path, so tests reach
-// several strips on small images.
+// paths that use no local memory other than the 3 x 3 word path, =tile the local-memory
+// paths (strips, tiles) where they fit (any non-empty value keeps the 3 x 3 word path out);
+// CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path and of the strip
+// kernel, so tests reach several strips on small images.
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -1311,66 +1311,108 @@ static size_t tile_bytes_2d(const struct convolve_params *p, int tw, int th, int
 	return rh * rw * ch + 4 * (size_t)p->n * p->n;
 }
 
-// The __local arguments of the separable tile kernel (kernels/convolve.cl, sep_fast) for
-// TWS output samples x TH rows, in bytes: *tile, the input rows as words (with halo, word
-// padding and one pixel of slack), and *mid, the int32 rows of the first pass.
-static void sep_locals(const struct convolve_params *p, int tws, int th, int ch, size_t *tile,
-                       size_t *mid)
+// The __local bytes a work-group may use: LOCAL_BUDGET, or LOCAL_RESERVE less than the device
+// has.
+static uint64_t local_budget(const struct ocl_limits *lim)
 {
-	const size_t rh = (size_t)th + 2 * p->r, rc = (size_t)p->r * ch, pad = (4 - rc % 4) % 4;
-	*tile = 4 * rh * ((pad + tws + 2 * rc + ch + 3) / 4);
-	*mid = 4 * rh * tws;
+	const uint64_t avail =
+	    lim->local_mem_bytes > LOCAL_RESERVE ? lim->local_mem_bytes - LOCAL_RESERVE : 0;
+	return avail < LOCAL_BUDGET ? avail : LOCAL_BUDGET;
 }
 
-// __local bytes of a tile of the separable kernel: sep_locals, then the weights.
-static size_t tile_bytes_sep(const struct convolve_params *p, int tws, int th, int ch)
+// The rows of one strip of CLIMG_CONVOLVE_STRIP (a test hook), or 0 where it is unset.
+static long strip_hook(void)
 {
-	size_t tile, mid;
-	sep_locals(p, tws, th, ch, &tile, &mid);
-	return tile + mid + 4 * 2 * (size_t)p->n;
+	const char *env = getenv("CLIMG_CONVOLVE_STRIP");
+	long v = 0;
+	return env && parse_long(env, 1, INT_MAX, &v) ? v : 0;
 }
 
-// Picks an output tile that fits the local memory and the work-group limits, or returns
-// false (use the global path). Separable: tws samples (a work-item computes 4, so tws / 4
-// items a row) x th rows, the fitting one with the least local work per output sample: the
-// first pass computes th + 2r rows for th, each tap costs about one local read and one
-// multiply-add, and each loaded byte about two. Only while those 2r rows are at most th:
-// beyond that the two-pass path does less work. 2-D: TW x TH pixels, the first that fits.
-static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *lim, size_t wg_max,
-                      int ch, int *tw, int *th)
+// The shape of a run of the separable strip kernel (kernels/convolve.cl, sep_strip).
+struct strip {
+	int tws, sh, cr, nr; // samples and rows a strip, rows a chunk, rows of the ring
+	size_t lx, ly;       // the work-group: tws / 8 items a row, ly rows of items
+	size_t tile, mid;    // __local bytes: the chunk's input rows, the ring
+};
+
+// Picks the strip kernel's shape, or returns false (use the two-pass path) where no shape
+// fits the local memory and the work-group limits. Preferred in order: strips of 128
+// samples, then 64, 32 (wider strips load less halo a sample); chunks of 2 rows an
+// item-row of the work-group, then of 1 (a chunk is a barrier's worth of work). Strips are
+// 128 rows, or 8r where more: the 2r rows that start a strip are summed horizontally twice
+// (for it and the strip above), at most a quarter more.
+static bool strip_pick(const struct convolve_params *p, const struct ocl_limits *lim,
+                       size_t wg_max, int ch, struct strip *st)
+{
+	static const int tws_list[] = {128, 64, 32};
+	const uint64_t budget = local_budget(lim);
+	const size_t rc = (size_t)p->r * ch, pad = (16 - rc % 16) % 16;
+	const long hook = strip_hook();
+	for (size_t i = 0; i < sizeof tws_list / sizeof tws_list[0]; i++) {
+		const int tws = tws_list[i];
+		size_t lx = (size_t)tws / 8, ly = 256 / lx < 32 ? 256 / lx : 32;
+		if (lx > wg_max || lx > lim->item_max[0])
+			continue;
+		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
+			ly /= 2;
+		for (int per = 2; per >= 1; per--) {
+			const size_t cr = per * ly, nr = cr + 2 * (size_t)p->r;
+			const size_t l4 = (pad + tws + 2 * rc + ch + 15) / 16;
+			const size_t tile = 16 * cr * l4, mid = 4 * nr * tws;
+			if (tile + mid + 8 * (size_t)p->n > budget)
+				continue;
+			st->tws = tws;
+			st->cr = (int)cr;
+			st->nr = (int)nr;
+			st->sh = 8 * p->r > 128 ? 8 * p->r : 128;
+			if (hook)
+				st->sh = (int)hook;
+			st->lx = lx;
+			st->ly = ly;
+			st->tile = tile;
+			st->mid = mid;
+			return true;
+		}
+	}
+	return false;
+}
+
+// Whether sep_strip may add the two samples that share a weight before multiplying: kx
+// and ky symmetric, and the sum of two first-pass values (each at most 255 sum|kx|) within
+// int32.
+static bool strip_sym(const struct convolve_params *p)
+{
+	const int n = p->n;
+	for (int i = 0; i < n / 2; i++)
+		if (p->w[i] != p->w[n - 1 - i] || p->w[n + i] != p->w[2 * n - 1 - i])
+			return false;
+	return 2 * 255 * abs_sum(p->w, n) <= INT32_BOUND;
+}
+
+// A separable kernel through convolve_sep_strip_cN in the shape st.
+static int run_strip(const struct convolve_params *p, const struct stage_cl *c,
+                     struct ocl_buf *wbuf, const char *kernel, const struct strip *st)
+{
+	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
+	const size_t gx = up_div((size_t)W * ch, (size_t)st->tws) * st->lx;
+	const size_t gy = up_div((size_t)H, (size_t)st->sh) * st->ly;
+	return ocl_run(c->ocl, "convolve", kernel, gx, gy, st->lx, st->ly,
+	               (struct ocl_arg[]){
+	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
+	                   OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
+	                   OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_INT(st->tws),
+	                   OCL_INT(st->sh), OCL_INT(st->cr), OCL_INT(st->nr),
+	                   OCL_INT(strip_sym(p)), OCL_LOCAL(st->tile), OCL_LOCAL(st->mid),
+	                   OCL_LOCAL(8 * (size_t)p->n), OCL_END});
+}
+
+// Picks the 2-D kernel's output tile, TW x TH pixels, the first that fits the local
+// memory, or returns false (use the global path).
+static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *lim, int ch,
+                      int *tw, int *th)
 {
 	static const int d2[][2] = {{64, 16}, {32, 16}, {32, 8}, {16, 8}, {16, 4}, {8, 4}};
-	const uint64_t local_bytes = lim->local_mem_bytes;
-	const uint64_t avail = local_bytes > LOCAL_RESERVE ? local_bytes - LOCAL_RESERVE : 0;
-	const uint64_t budget = avail < LOCAL_BUDGET ? avail : LOCAL_BUDGET;
-	const char *force = getenv("CLIMG_CONVOLVE_PATH");
-	if (force && !strcmp(force, "global"))
-		return false;
-	if (p->separable) {
-		static const int tws_list[] = {128, 64, 32};
-		static const int th_list[] = {64, 32, 16, 8};
-		double best = 0;
-		bool found = false;
-		for (size_t i = 0; i < sizeof tws_list / sizeof tws_list[0]; i++) {
-			const int tws = tws_list[i];
-			if ((size_t)tws / 4 > wg_max || (size_t)tws / 4 > lim->item_max[0])
-				continue;
-			for (size_t j = 0; j < sizeof th_list / sizeof th_list[0]; j++) {
-				const int t = th_list[j];
-				const double rh = t + 2.0 * p->r, rc = (double)p->r * ch;
-				const double cost = rh * (p->n * (double)tws + 2 * (tws + 2 * rc)) /
-				                    ((double)t * tws);
-				if (2 * p->r > t || tile_bytes_sep(p, tws, t, ch) > budget ||
-				    (found && cost >= best))
-					continue;
-				best = cost;
-				found = true;
-				*tw = tws;
-				*th = t;
-			}
-		}
-		return found;
-	}
+	const uint64_t budget = local_budget(lim);
 	for (size_t i = 0; i < sizeof d2 / sizeof d2[0]; i++)
 		if (tile_bytes_2d(p, d2[i][0], d2[i][1], ch) <= budget) {
 			*tw = d2[i][0];
@@ -1380,36 +1422,21 @@ static bool tile_pick(const struct convolve_params *p, const struct ocl_limits *
 	return false;
 }
 
-// tw x th is a tile of tile_pick's: samples x rows when separable, pixels x rows when not.
+// A kernel that is not separable through convolve_2d_tile_cN, tw x th pixels a tile.
 static int run_tile(const struct convolve_params *p, const struct stage_cl *c, struct ocl_buf *wbuf,
                     const char *kernel, int tw, int th, const struct ocl_limits *lim, size_t wg_max)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r, n = p->n;
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
-	size_t lx, ly, gx, gy, tile, mid, nw;
-	if (p->separable) {
-		// lx: tile_pick checked it against the limits; 256 items, or 128 for narrow tiles
-		lx = (size_t)tw / 4;
-		ly = 256 / lx < 16 ? 256 / lx : 16;
-		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
-			ly /= 2;
-		gx = up_div((size_t)W * ch, (size_t)tw) * lx;
-		sep_locals(p, tw, th, ch, &tile, &mid);
-		nw = 2 * (size_t)n;
-	} else {
-		local_size(lim, wg_max, &lx, &ly);
-		gx = up_div((size_t)W, (size_t)tw) * lx;
-		tile = rh * rw * ch;
-		mid = 4; // unused
-		nw = (size_t)n * n;
-	}
-	gy = up_div((size_t)H, (size_t)th) * ly;
-	return ocl_run(c->ocl, "convolve", kernel, gx, gy, lx, ly,
+	size_t lx, ly;
+	local_size(lim, wg_max, &lx, &ly);
+	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W, (size_t)tw) * lx,
+	               up_div((size_t)H, (size_t)th) * ly, lx, ly,
 	               (struct ocl_arg[]){
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
 	                   OCL_INT(r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
 	                   OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_INT(tw), OCL_INT(th),
-	                   OCL_LOCAL(tile), OCL_LOCAL(mid), OCL_LOCAL(4 * nw), OCL_END});
+	                   OCL_LOCAL(rh * rw * ch), OCL_LOCAL(4 * (size_t)n * n), OCL_END});
 }
 
 // The separable kernel without local memory: a horizontal pass into an int32 scratch buffer
@@ -1420,15 +1447,15 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r;
 	const uint64_t row_bytes = (uint64_t)W * ch * 4;
 	uint64_t cap = lim->max_alloc_bytes < SCRATCH_CAP ? lim->max_alloc_bytes : SCRATCH_CAP;
-	const char *strip_env = getenv("CLIMG_CONVOLVE_STRIP");
+	const long strip = strip_hook();
 	struct ocl_buf *scratch = NULL;
 	size_t wh, wv;
 	char kh[32], kv[32];
-	long strip = 0, rows_max = (long)(cap / row_bytes) - 2 * r;
+	long rows_max = (long)(cap / row_bytes) - 2 * r;
 	size_t lx, ly;
 	int rc = -1;
 
-	if (strip_env && parse_long(strip_env, 1, INT_MAX, &strip) && strip < rows_max)
+	if (strip && strip < rows_max)
 		rows_max = strip;
 	if (rows_max < 1)
 		return err_set("a %s kernel on an image %d pixels wide needs %llu bytes of scratch "
@@ -1542,6 +1569,9 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	const size_t nw = p->separable ? 2 * (size_t)p->n : (size_t)p->n * p->n;
 	struct ocl_buf *wbuf = NULL;
 	const struct ocl_limits lim = ocl_get_limits(c->ocl);
+	const char *force = getenv("CLIMG_CONVOLVE_PATH");
+	const bool local_off = force && !strcmp(force, "global"); // the test hook
+	struct strip st;
 	size_t wg;
 	char kernel[32];
 	int tw, th, rc = -1;
@@ -1555,12 +1585,15 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 		rc = run_sep_cpu(p, c, wbuf);
 		goto done;
 	}
-	// the tile kernel's work-group limit, which tile_pick needs (the CPU kernel above does
-	// not: it runs work-groups of one)
-	snprintf(kernel, sizeof kernel, "convolve_%s_tile_c%d", p->separable ? "sep" : "2d", ch);
+	// the strip or tile kernel's work-group limit, which strip_pick and tile_pick need (the
+	// CPU kernel above does not: it runs work-groups of one)
+	snprintf(kernel, sizeof kernel, "convolve_%s_c%d", p->separable ? "sep_strip" : "2d_tile",
+	         ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		goto done;
-	if (tile_pick(p, &lim, wg, ch, &tw, &th)) {
+	if (p->separable && !local_off && strip_pick(p, &lim, wg, ch, &st)) {
+		rc = run_strip(p, c, wbuf, kernel, &st);
+	} else if (!p->separable && !local_off && tile_pick(p, &lim, ch, &tw, &th)) {
 		rc = run_tile(p, c, wbuf, kernel, tw, th, &lim, wg);
 	} else if (p->separable) {
 		rc = run_two_pass(p, c, wbuf, &lim);
