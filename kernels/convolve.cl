@@ -168,6 +168,23 @@ static inline uint edge4(const int CH, __global const uchar *src, int g, int W, 
 				row_byte(CH, src, g + 3, W, border)));
 }
 
+// The CH bytes at p, a tap's new samples in the horizontal pass, into d[0 .. CH - 1]: one
+// 32-bit read for 4 channels (p is then word-aligned; 3% and 10% less time for gauss sigma
+// 2 and 8 on 4 channels on the H100), else byte by byte.
+static inline void new_bytes(const int CH, __local const uchar *p, int *d)
+{
+	if (CH == 4) {
+		const uint v = *(__local const uint *)p;
+		d[0] = v & 255;
+		d[1] = (v >> 8) & 255;
+		d[2] = (v >> 16) & 255;
+		d[3] = v >> 24;
+	} else {
+		for (int q = 0; q < CH; q++)
+			d[q] = p[q];
+	}
+}
+
 // The separable kernel, fused, streaming down a strip: one work-group per strip of TWS
 // output samples (bytes, not pixels: TWS is a multiple of 8 and strips start at multiples
 // of TWS in each row) by SH rows. The strip's input rows y0 - r .. y0 + SH + r - 1 pass
@@ -256,15 +273,11 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 #pragma unroll
 						for (int q = 0; q < 8 - CH; q++)
 							b[q] = b[q + CH];
-#pragma unroll
-						for (int q = 8 - CH; q < 8; q++)
-							b[q] = t[q];
+						new_bytes(CH, t + 8 - CH, b + 8 - CH);
 #pragma unroll
 						for (int q = 7; q >= CH; q--)
 							e[q] = e[q - CH];
-#pragma unroll
-						for (int q = 0; q < CH; q++)
-							e[q] = u[q];
+						new_bytes(CH, u, e);
 					}
 				} else {
 #pragma unroll
@@ -279,9 +292,7 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 #pragma unroll
 						for (int q = 0; q < 8 - CH; q++)
 							b[q] = b[q + CH];
-#pragma unroll
-						for (int q = 8 - CH; q < 8; q++)
-							b[q] = t[q];
+						new_bytes(CH, t + 8 - CH, b + 8 - CH);
 					}
 				}
 				m[j0 >> 2] = (int4)(a[0], a[1], a[2], a[3]);
