@@ -185,6 +185,15 @@ static inline void new_bytes(const int CH, __local const uchar *p, int *d)
 	}
 }
 
+// acc[i] += w * lane i of v, for the 4 lanes: 32 x 32 -> 64-bit products, exact.
+static inline void mad4(long *acc, int w, int4 v)
+{
+	acc[0] += (long)w * v.x;
+	acc[1] += (long)w * v.y;
+	acc[2] += (long)w * v.z;
+	acc[3] += (long)w * v.w;
+}
+
 // The separable kernel, fused, streaming down a strip: one work-group per strip of TWS
 // output samples (bytes, not pixels: TWS is a multiple of 8 and strips start at multiples
 // of TWS in each row) by SH rows. The strip's input rows y0 - r .. y0 + SH + r - 1 pass
@@ -312,7 +321,7 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 				if (g >= ns)
 					break;
 				__local const int4 *m = mid + (j0 >> 2);
-				long a0 = 0, a1 = 0, a2 = 0, a3 = 0, c0s = 0, c1 = 0, c2 = 0, c3 = 0;
+				long a[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 }; // rows o, o + 1
 				int sl = o % NR; // ring row of input row o, then of the taps that follow
 				if (sym) {
 					// row o adds ring rows o + k and o + n - 1 - k, row o + 1 rows
@@ -326,57 +335,31 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 						if (--sr < 0)
 							sr = NR - 1;
 						const int4 L1 = m[sl * T4], R = m[sr * T4];
-						const int4 s = L + R, s1 = L1 + R1;
-						a0 += (long)wk * s.x;
-						a1 += (long)wk * s.y;
-						a2 += (long)wk * s.z;
-						a3 += (long)wk * s.w;
-						c0s += (long)wk * s1.x;
-						c1 += (long)wk * s1.y;
-						c2 += (long)wk * s1.z;
-						c3 += (long)wk * s1.w;
+						mad4(a, wk, L + R);
+						mad4(c, wk, L1 + R1);
 						L = L1;
 						R1 = R;
 					}
-					const int wc = lw[n + r]; // L is ring row o + r, R1 row o + r + 1
-					a0 += (long)wc * L.x;
-					a1 += (long)wc * L.y;
-					a2 += (long)wc * L.z;
-					a3 += (long)wc * L.w;
-					c0s += (long)wc * R1.x;
-					c1 += (long)wc * R1.y;
-					c2 += (long)wc * R1.z;
-					c3 += (long)wc * R1.w;
+					mad4(a, lw[n + r], L); // L is ring row o + r, R1 row o + r + 1
+					mad4(c, lw[n + r], R1);
 				} else {
 					// ring row o + i: weight ky[i] for row o, ky[i - 1] for row o + 1
-					int4 v = m[sl * T4];
-					int wp = lw[n];
-					a0 = (long)wp * v.x;
-					a1 = (long)wp * v.y;
-					a2 = (long)wp * v.z;
-					a3 = (long)wp * v.w;
+					mad4(a, lw[n], m[sl * T4]);
 					for (int i = 1; i <= n; i++) {
 						if (++sl == NR)
 							sl = 0;
-						v = m[sl * T4];
-						c0s += (long)wp * v.x;
-						c1 += (long)wp * v.y;
-						c2 += (long)wp * v.z;
-						c3 += (long)wp * v.w;
-						if (i < n) {
-							wp = lw[n + i];
-							a0 += (long)wp * v.x;
-							a1 += (long)wp * v.y;
-							a2 += (long)wp * v.z;
-							a3 += (long)wp * v.w;
-						}
+						const int4 v = m[sl * T4];
+						mad4(c, lw[n + i - 1], v);
+						if (i < n)
+							mad4(a, lw[n + i], v);
 					}
 				}
 				const size_t y = (size_t)(y0 + o) * ns;
-				put4(CH, out + y, g, ns, aligned, in + y, a0, a1, a2, a3, off, D, M, S);
+				put4(CH, out + y, g, ns, aligned, in + y, a[0], a[1], a[2], a[3], off, D, M,
+				     S);
 				if (o + 1 < o1)
-					put4(CH, out + y + ns, g, ns, aligned, in + y + ns, c0s, c1, c2, c3,
-					     off, D, M, S);
+					put4(CH, out + y + ns, g, ns, aligned, in + y + ns, c[0], c[1], c[2],
+					     c[3], off, D, M, S);
 			}
 		}
 	}
