@@ -163,7 +163,8 @@ static inline void put4(const int CH, __global uchar *o, int g, int ns, bool ali
 // that leave the row).
 static inline uint edge4(const int CH, __global const uchar *src, int g, int W, int border)
 {
-	return as_uint((uchar4)(row_byte(CH, src, g, W, border), row_byte(CH, src, g + 1, W, border),
+	return as_uint((uchar4)(row_byte(CH, src, g, W, border),
+				row_byte(CH, src, g + 1, W, border),
 				row_byte(CH, src, g + 2, W, border),
 				row_byte(CH, src, g + 3, W, border)));
 }
@@ -246,7 +247,8 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 				v = aligned16 ? *(__global const uint4 *)(src + g)
 					      : as_uint4(vload16(0, src + g));
 			else
-				v = (uint4)(edge4(CH, src, g, W, border), edge4(CH, src, g + 4, W, border),
+				v = (uint4)(edge4(CH, src, g, W, border),
+					    edge4(CH, src, g + 4, W, border),
 					    edge4(CH, src, g + 8, W, border),
 					    edge4(CH, src, g + 12, W, border));
 			tile[q] = v;
@@ -322,10 +324,12 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 					break;
 				__local const int4 *m = mid + (j0 >> 2);
 				long a[4] = { 0, 0, 0, 0 }, c[4] = { 0, 0, 0, 0 }; // rows o, o + 1
-				int sl = o % NR; // ring row of input row o, then of the taps that follow
+				// sl: the ring row of input row o, then of the taps that follow
+				int sl = o % NR;
 				if (sym) {
-					// row o adds ring rows o + k and o + n - 1 - k, row o + 1 rows
-					// o + 1 + k and o + n - k; L and R1 are the outer ones of tap k
+					// row o adds ring rows o + k and o + n - 1 - k,
+					// row o + 1 rows o + 1 + k and o + n - k; L and
+					// R1 are the outer ones of tap k
 					int sr = (o + n) % NR;
 					int4 L = m[sl * T4], R1 = m[sr * T4];
 					for (int k = 0; k < r; k++) {
@@ -340,10 +344,12 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 						L = L1;
 						R1 = R;
 					}
-					mad4(a, lw[n + r], L); // L is ring row o + r, R1 row o + r + 1
+					// L is ring row o + r, R1 row o + r + 1
+					mad4(a, lw[n + r], L);
 					mad4(c, lw[n + r], R1);
 				} else {
-					// ring row o + i: weight ky[i] for row o, ky[i - 1] for row o + 1
+					// ring row o + i: weight ky[i] for row o,
+					// ky[i - 1] for row o + 1
 					mad4(a, lw[n], m[sl * T4]);
 					for (int i = 1; i <= n; i++) {
 						if (++sl == NR)
@@ -355,11 +361,11 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 					}
 				}
 				const size_t y = (size_t)(y0 + o) * ns;
-				put4(CH, out + y, g, ns, aligned, in + y, a[0], a[1], a[2], a[3], off, D, M,
-				     S);
+				put4(CH, out + y, g, ns, aligned, in + y, a[0], a[1], a[2], a[3],
+				     off, D, M, S);
 				if (o + 1 < o1)
-					put4(CH, out + y + ns, g, ns, aligned, in + y + ns, c[0], c[1], c[2],
-					     c[3], off, D, M, S);
+					put4(CH, out + y + ns, g, ns, aligned, in + y + ns, c[0],
+					     c[1], c[2], c[3], off, D, M, S);
 			}
 		}
 	}
