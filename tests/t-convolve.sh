@@ -167,12 +167,17 @@ convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
 			done
 		done
 	done
-	# the strip kernel with strips of its own height (128 rows for these): 3 strips
+	# the strip kernel with strips of its own height (128 rows for these): 3 strips. PoCL's
+	# local memory fits strips of 128 samples and chunks of two rows an item-row; with the
+	# device's local memory taken as 12, 17 and 24 KiB (CLIMG_FAULT_LOCAL_MEM) gauss takes
+	# strips of 32, 64 and 128 samples with chunks of one row an item-row.
 	"$IMGTOOL" make 37 300 3 noise:11 "$D/tall.png"
-	for chain in convolve:gauss:sigma=2 convolve:sobel-y:border=wrap:bias=128 convolve:box:size=7:border=reflect; do
-		# shellcheck disable=SC2086
-		check "convolve opencl = cpu, 37x300 ch=3 (tile, own strips): $chain" \
-			env CLIMG_CONVOLVE_PATH=tile "$CLIMG" "$D/tall.png" $chain --verify -o "$D/v.png"
+	for lm in "" 12288 17408 24576; do
+		for chain in convolve:gauss:sigma=2 convolve:sobel-y:border=wrap:bias=128 convolve:box:size=7:border=reflect; do
+			# shellcheck disable=SC2086
+			check "convolve opencl = cpu, 37x300 ch=3 (tile, own strips${lm:+, local memory $lm}): $chain" \
+				env CLIMG_FAULT_LOCAL_MEM=$lm CLIMG_CONVOLVE_PATH=tile "$CLIMG" "$D/tall.png" $chain --verify -o "$D/v.png"
+		done
 	done
 	# the default device's output file equals the CPU path's
 	"$CLIMG" "$D/v-131x67-3.png" convolve:gauss:sigma=8 -o "$D/cl.png"
