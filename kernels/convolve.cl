@@ -519,10 +519,13 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // (L1/L2 serve the overlap between neighbours), as one int16 vector; the three taps of a
 // row are shuffles of it (d3_tap), and the sums are int8 vectors (on an H100 and an H200
 // this took 13-45% less time than 8 samples of one row through private byte arrays:
-// docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items whose words
-// would leave the image, and those on the first and last rows, take the border path sample
-// by sample (d3_sample); the last item of a row may have only 4 samples, the last of a
-// column only 1 row.
+// docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items on the image's
+// edges run the same sums on border-mapped input (d3_item with EDGE, d3_words): rows
+// through border_map, and the words that leave a row built from the one pixel its taps read
+// there. The last item of a row may have only 4 samples, the last of a column only 1 row.
+// A warp that holds an edge item runs both forms; a cheap edge form matters: with edge items
+// computed sample by sample through border_map, box 3x3 on 8K grey took 0.060 ms on an H100
+// against 0.043 now (docs/BENCHMARKS.md, ninth session).
 // Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS)).
 #define D3_SAMPLES 8
 #define D3_ROWS 2
@@ -533,53 +536,62 @@ static inline int8 d3_tap(int16 b, const int i)
 	return shuffle(b, (uint8)(i) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// Sample g (of the row's W * CH) of output row y, through border_map, as d2 computes it.
-static inline uchar d3_sample(const int CH, __global const uchar *in, int W, int H,
-			      const int *w, int border, int off, uint M, int s, int g, int y)
+// The CH samples of pixel mx of the input row src, as the left (LEFT) or right end of a word:
+// a word of d3_words that leaves the row holds samples of only one pixel that a tap reads.
+// 0 where mx is -1, the zero border.
+static inline uint d3_pixel(const int CH, __global const uchar *src, int mx, const bool LEFT)
 {
-	const int ns = W * CH, x = g / CH, c = g % CH;
-	if (HAS_ALPHA(CH) && c == CH - 1)
-		return in[(size_t)y * ns + g];
-	int acc = 0;
-	for (int dy = 0; dy < 3; dy++) {
-		const int sy = border_map(y + dy - 1, H, border);
-		if (sy < 0)
-			continue;
-		__global const uchar *row = in + (size_t)sy * ns;
-		for (int dx = 0; dx < 3; dx++) {
-			const int sx = border_map(x + dx - 1, W, border);
-			if (sx >= 0)
-				acc += w[3 * dy + dx] * row[sx * CH + c];
-		}
-	}
-	return finish32((int8)(acc), off, M, s).s0;
+	uint v = 0;
+	if (mx >= 0)
+		for (int c = 0; c < CH; c++)
+			v |= (uint)src[mx * CH + c] << (8 * (c + (LEFT ? 4 - CH : 0)));
+	return v;
 }
 
-static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
-		      const int *w, int border, int off, uint M, int s)
+// Samples g - 4 .. g + 11 of input row sy (-1: the zero border's row of zeros), a row of ns
+// samples, as the taps of samples g .. g + 7 read them: whole words inside the row; where a
+// word leaves it, the taps read only pixel -1 (mapped to pixel mxl) on the left, or pixel W
+// (mxr) on the right, so that word is that pixel's samples (d3_pixel), the rest unread.
+static inline int16 d3_words(const int CH, __global const uchar *in, int W, int sy, int g,
+			     int mxl, int mxr)
 {
-	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0);
-	const int y0 = D3_ROWS * get_global_id(1);
-	if (g >= ns || y0 >= H)
-		return;
-	if (y0 < 1 || y0 + D3_ROWS >= H || g < 4 || g + D3_SAMPLES + 4 > ns) {
-		for (int j = 0; j < D3_ROWS && y0 + j < H; j++) {
-			__global uchar *o = out + (size_t)(y0 + j) * ns;
-			for (int i = 0; i < D3_SAMPLES && g + i < ns; i++)
-				o[g + i] = d3_sample(CH, in, W, H, w, border, off, M, s, g + i,
-						     y0 + j);
-		}
-		return;
-	}
+	const int ns = W * CH;
+	if (sy < 0)
+		return 0;
+	__global const uchar *src = in + (size_t)sy * ns;
+	__global const uint *p = (__global const uint *)(src + g);
+	uint4 v;
+	v.s0 = g >= 4 ? p[-1] : d3_pixel(CH, src, mxl, true);
+	v.s1 = p[0]; // g < ns, both multiples of 4
+	v.s2 = g + 8 <= ns ? p[1] : d3_pixel(CH, src, mxr, false); // else g + 4 = ns
+	v.s3 = g + 12 <= ns ? p[2] : g + 8 == ns ? d3_pixel(CH, src, mxr, false) : 0;
+	return convert_int16(as_uchar16(v));
+}
+
+// The D3_ROWS output rows from y0 of samples g .. g + 7; EDGE: the input through d3_words
+// (the items on the image's edges), else in whole words straight from the input rows.
+static inline void d3_item(const int CH, __global const uchar *in, __global uchar *out, int W,
+			   int H, const int *w, int border, int off, uint M, int s, int g, int y0,
+			   const bool EDGE)
+{
+	const int ns = W * CH;
+	// the pixels that the taps read left of the row and right of it
+	const int mxl = EDGE ? border_map(-1, W, border) : 0;
+	const int mxr = EDGE ? border_map(W, W, border) : 0;
 	int8 acc[D3_ROWS], centre[D3_ROWS]; // centre: the output rows' own samples (alpha)
 #pragma unroll
 	for (int j = 0; j < D3_ROWS; j++)
 		acc[j] = 0;
 #pragma unroll
 	for (int r = 0; r < D3_ROWS + 2; r++) { // input row y0 - 1 + r
-		__global const uint *p =
-			(__global const uint *)(in + (size_t)(y0 - 1 + r) * ns + g);
-		const int16 b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2])));
+		int16 b;
+		if (EDGE) {
+			b = d3_words(CH, in, W, border_map(y0 - 1 + r, H, border), g, mxl, mxr);
+		} else {
+			__global const uint *p =
+				(__global const uint *)(in + (size_t)(y0 - 1 + r) * ns + g);
+			b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2])));
+		}
 		const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH);
 #pragma unroll
 		for (int j = 0; j < D3_ROWS; j++) {
@@ -594,13 +606,29 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 	const char8 alpha = convert_char8((int8)(0, 1, 2, 3, 4, 5, 6, 7) % CH == CH - 1);
 #pragma unroll
 	for (int j = 0; j < D3_ROWS; j++) {
+		if (EDGE && y0 + j >= H)
+			break;
 		uchar8 q = finish32(acc[j], off, M, s);
 		if (HAS_ALPHA(CH))
 			q = select(q, convert_uchar8(centre[j]), alpha);
 		__global uint *o = (__global uint *)(out + (size_t)(y0 + j) * ns + g);
 		o[0] = as_uint2(q).x;
-		o[1] = as_uint2(q).y;
+		if (!EDGE || g + 4 < ns)
+			o[1] = as_uint2(q).y;
 	}
+}
+
+static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
+		      const int *w, int border, int off, uint M, int s)
+{
+	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0);
+	const int y0 = D3_ROWS * get_global_id(1);
+	if (g >= ns || y0 >= H)
+		return;
+	if (y0 >= 1 && y0 + D3_ROWS < H && g >= 4 && g + D3_SAMPLES + 4 <= ns)
+		d3_item(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
+	else
+		d3_item(CH, in, out, W, H, w, border, off, M, s, g, y0, true);
 }
 
 // ---- CPU devices ------------------------------------------------------------------------
