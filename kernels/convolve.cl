@@ -203,7 +203,7 @@ static inline void mad4(long *acc, int w, int4 v)
 //      RC = r * CH samples of halo on each side, the row's start padded down to 16 bytes;
 //      vectors that leave the row are border-mapped byte by byte;
 //   2. the horizontal pass turns each loaded row into an int32 row (the exact first-pass
-//      sums, 8 consecutive samples a work-item) in mid, a ring of NR >= CR + 2r rows
+//      sums, 8 consecutive samples a work-item) in mid, a ring of NR = CR + 2r rows
 //      (input row i of the strip goes to ring row i % NR);
 //   3. the vertical pass finishes every output row whose n input rows are now in the ring
 //      (4 samples of 2 rows a work-item: each int4 read of mid serves both rows), sums in
@@ -215,14 +215,14 @@ static inline void mad4(long *acc, int w, int4 v)
 // a weight before multiplying: r + 1 multiplies a sample instead of n. With 2 or 4
 // channels alpha samples are summed too (the bounds hold for them as well) but their
 // output is copied from the input.
-// Host: local memory tile = CR * L4 16-byte vectors, mid = NR * TWS ints, lw = 2n ints,
+// Host: local memory tile = CR * L4 16-byte vectors, mid = (CR + 2r) * TWS ints, lw = 2n ints,
 // where L4 = (pad + TWS + 2 RC + CH + 15) / 16, pad = -RC mod 16.
 static inline void sep_strip(const int CH, __global const uchar *in, __global uchar *out, int W,
 			     int H, __global const int *w, int r, int border, long off, long D,
-			     long M, int S, int TWS, int SH, int CR, int NR, int sym,
+			     long M, int S, int TWS, int SH, int CR, int sym,
 			     __local uint4 *tile, __local int4 *mid, __local int *lw)
 {
-	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 15, ns = W * CH;
+	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 15, ns = W * CH, NR = CR + 2 * r;
 	const int L4 = (pad + TWS + 2 * RC + CH + 15) >> 4, RB = 16 * L4, T4 = TWS >> 2;
 	const int S0 = get_group_id(0) * TWS, y0 = get_group_id(1) * SH, G0 = S0 - RC - pad;
 	const int lx = get_local_id(0), ly = get_local_id(1);
@@ -716,9 +716,9 @@ CONVOLVE_CPU_KERNEL(4)
 	__kernel void convolve_sep_strip_c##CH(                                                 \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
 	    int r, int border, long off, long D, long M, int S, int TWS, int SH, int CR,        \
-	    int NR, int sym, __local uint4 *tile, __local int4 *mid, __local int *lw)           \
+	    int sym, __local uint4 *tile, __local int4 *mid, __local int *lw)                   \
 	{                                                                                       \
-		sep_strip(CH, in, out, W, H, w, r, border, off, D, M, S, TWS, SH, CR, NR, sym,  \
+		sep_strip(CH, in, out, W, H, w, r, border, off, D, M, S, TWS, SH, CR, sym,      \
 			  tile, mid, lw);                                                       \
 	}                                                                                       \
 	__kernel void convolve_2d_tile_c##CH(                                                   \

@@ -1330,7 +1330,7 @@ static long strip_hook(void)
 
 // The shape of a run of the separable strip kernel (kernels/convolve.cl, sep_strip).
 struct strip {
-	int tws, sh, cr, nr; // samples and rows a strip, rows a chunk, rows of the ring
+	int tws, sh, cr;     // samples and rows a strip, rows a chunk (the ring: cr + 2r rows)
 	size_t lx, ly;       // the work-group: tws / 8 items a row, ly rows of items
 	size_t tile, mid;    // __local bytes: the chunk's input rows, the ring
 };
@@ -1355,15 +1355,14 @@ static bool strip_pick(const struct convolve_params *p, const struct ocl_limits 
 			continue;
 		while (ly > 1 && (lx * ly > wg_max || ly > lim->item_max[1]))
 			ly /= 2;
+		const size_t l4 = (pad + tws + 2 * rc + ch + 15) / 16; // vectors a tile row
 		for (int per = 2; per >= 1; per--) {
 			const size_t cr = per * ly, nr = cr + 2 * (size_t)p->r;
-			const size_t l4 = (pad + tws + 2 * rc + ch + 15) / 16;
 			const size_t tile = 16 * cr * l4, mid = 4 * nr * tws;
 			if (tile + mid + 8 * (size_t)p->n > budget)
 				continue;
 			st->tws = tws;
 			st->cr = (int)cr;
-			st->nr = (int)nr;
 			st->sh = 8 * p->r > 128 ? 8 * p->r : 128;
 			if (hook)
 				st->sh = (int)hook;
@@ -1401,8 +1400,8 @@ static int run_strip(const struct convolve_params *p, const struct stage_cl *c,
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
 	                   OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
 	                   OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_INT(st->tws),
-	                   OCL_INT(st->sh), OCL_INT(st->cr), OCL_INT(st->nr),
-	                   OCL_INT(strip_sym(p)), OCL_LOCAL(st->tile), OCL_LOCAL(st->mid),
+	                   OCL_INT(st->sh), OCL_INT(st->cr), OCL_INT(strip_sym(p)),
+	                   OCL_LOCAL(st->tile), OCL_LOCAL(st->mid),
 	                   OCL_LOCAL(8 * (size_t)p->n), OCL_END});
 }
 
