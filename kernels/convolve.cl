@@ -538,7 +538,8 @@ static inline int8 d3_tap(int16 b, const int i)
 
 // The CH samples of pixel mx of the input row src, as the left (LEFT) or right end of a word:
 // a word of d3_words that leaves the row holds samples of only one pixel that a tap reads.
-// 0 where mx is -1, the zero border.
+// 0 where mx is -1, the zero border. (edge4 would give the same taps, with a border_map for
+// every byte: box 3x3 on 8K grey took 0.052 ms on an H100 that way, 0.043 this way.)
 static inline uint d3_pixel(const int CH, __global const uchar *src, int mx, const bool LEFT)
 {
 	uint v = 0;
