@@ -85,6 +85,17 @@ static inline uchar finish(long acc, long off, long D, long M, int S)
 	return (uchar)(t / D);
 }
 
+// One byte of an input row at sample index g (any integer): inside the row it is read
+// directly; outside, g is split into pixel and channel and the pixel border-mapped.
+static inline uchar row_byte(const int CH, __global const uchar *src, int g, int W, int border)
+{
+	if (g >= 0 && g < W * CH)
+		return src[g];
+	const int px = g >= 0 ? g / CH : -((CH - 1 - g) / CH);
+	const int mx = border_map(px, W, border);
+	return mx < 0 ? 0 : src[mx * CH + (g - px * CH)];
+}
+
 // Loads the input rows ty - r .. ty + TH + r - 1, pixels tx - r .. tx + TW + r - 1, all CH
 // channels, into tile (rows of (TW + 2r) * CH bytes), border-mapped: each byte of the
 // tile and its halo is read from global memory once per work-group.
@@ -101,16 +112,8 @@ static inline void tile_load(const int CH, __global const uchar *in, int W, int 
 			continue;
 		}
 		__global const uchar *src = in + (size_t)sy * n;
-		for (int s = get_local_id(0); s < RW; s += get_local_size(0)) {
-			const int g = s0 + s;
-			if (g >= 0 && g < n) {
-				t[s] = src[g];
-			} else { // outside: split into pixel and channel, map the pixel
-				const int px = g >= 0 ? g / CH : -((CH - 1 - g) / CH);
-				const int mx = border_map(px, W, border);
-				t[s] = mx < 0 ? 0 : src[mx * CH + (g - px * CH)];
-			}
-		}
+		for (int s = get_local_id(0); s < RW; s += get_local_size(0))
+			t[s] = row_byte(CH, src, s0 + s, W, border);
 	}
 }
 
@@ -121,17 +124,6 @@ static inline void weights_load(__global const int *w, int nw, __local int *lw)
 	const int lsize = get_local_size(0) * get_local_size(1);
 	for (int i = lid; i < nw; i += lsize)
 		lw[i] = w[i];
-}
-
-// One byte of an input row at sample index g (any integer): inside the row it is read
-// directly; outside, g is split into pixel and channel and the pixel border-mapped.
-static inline uchar row_byte(const int CH, __global const uchar *src, int g, int W, int border)
-{
-	if (g >= 0 && g < W * CH)
-		return src[g];
-	const int px = g >= 0 ? g / CH : -((CH - 1 - g) / CH);
-	const int mx = border_map(px, W, border);
-	return mx < 0 ? 0 : src[mx * CH + (g - px * CH)];
 }
 
 // Finishes 4 consecutive samples g .. g + 3 of the output row o (those at or past ns, the
