@@ -1283,12 +1283,20 @@ static void convolve_run_cpu(const void *params, const struct img *in, struct im
 #define LOCAL_BUDGET (47 << 10)
 #define LOCAL_RESERVE 1024
 #define SCRATCH_CAP ((uint64_t)512 << 20)
+// The work-group the kernels that take any shape ask for: 64 x 4 (rows of consecutive
+// samples: coalesced); convolve_3x3 16 x 8, which on an H100, an H200 and PoCL ran box and
+// sobel-x 3x3 on 8K images 2-8% (GPUs) and up to 20% (PoCL) faster than its earlier 16 x 16
+// (ocl_run's own pick; docs/BENCHMARKS.md, tenth session).
+#define LOCAL_W 64
+#define LOCAL_H 4
+#define D3_LOCAL_W 16
+#define D3_LOCAL_H 8
 
-// A work-group of 64 x 4 (rows of consecutive samples: coalesced), shrunk to the device's
-// limits and to wg_max, the work-group size the kernel allows.
-static void local_size(const struct ocl_limits *lim, size_t wg_max, size_t *lx, size_t *ly)
+// A work-group of x by y items (powers of two), shrunk to the device's limits and to
+// wg_max, the work-group size the kernel allows.
+static void local_size(const struct ocl_limits *lim, size_t wg_max, size_t x, size_t y,
+                       size_t *lx, size_t *ly)
 {
-	size_t x = 64, y = 4;
 	while (x > 1 && x > lim->item_max[0])
 		x /= 2;
 	while (y > 1 && y > lim->item_max[1])
@@ -1428,7 +1436,7 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r, n = p->n;
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
 	size_t lx, ly;
-	local_size(lim, wg_max, &lx, &ly);
+	local_size(lim, wg_max, LOCAL_W, LOCAL_H, &lx, &ly);
 	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W, (size_t)tw) * lx,
 	               up_div((size_t)H, (size_t)th) * ly, lx, ly,
 	               (struct ocl_arg[]){
@@ -1468,7 +1476,7 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kh, &wh) < 0 ||
 	    ocl_kernel_wg_max(c->ocl, "convolve", kv, &wv) < 0)
 		return -1;
-	local_size(lim, wh < wv ? wh : wv, &lx, &ly);
+	local_size(lim, wh < wv ? wh : wv, LOCAL_W, LOCAL_H, &lx, &ly);
 	scratch = ocl_buf_new(c->ocl, (size_t)((rows_max + 2 * r) * row_bytes));
 	if (!scratch)
 		return -1;
@@ -1514,15 +1522,20 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
+	const struct ocl_limits lim = ocl_get_limits(c->ocl);
 	int32_t k[9];
 	char kernel[32];
+	size_t wg, lx, ly;
 	for (int dy = 0; dy < 3; dy++)
 		for (int dx = 0; dx < 3; dx++)
 			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
+	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
+		return -1;
+	local_size(&lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
 	// the weights go as arguments: no buffer to create and free for each run
 	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, D3_SAMPLES),
-	               up_div((size_t)H, D3_ROWS), 0, 0,
+	               up_div((size_t)H, D3_ROWS), lx, ly,
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_INT(k[0]), OCL_INT(k[1]), OCL_INT(k[2]),
 	                                  OCL_INT(k[3]), OCL_INT(k[4]), OCL_INT(k[5]),
@@ -1601,7 +1614,7 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 		snprintf(kernel, sizeof kernel, "convolve_2d_c%d", ch);
 		if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 			goto done;
-		local_size(&lim, wg, &lx, &ly);
+		local_size(&lim, wg, LOCAL_W, LOCAL_H, &lx, &ly);
 		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch, (size_t)H, lx, ly,
 		             (struct ocl_arg[]){
 		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
