@@ -1519,10 +1519,10 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
 // D3_ROWS rows a work-item.
-static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
+static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
+                   const struct ocl_limits *lim)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
-	const struct ocl_limits lim = ocl_get_limits(c->ocl);
 	int32_t k[9];
 	char kernel[32];
 	size_t wg, lx, ly;
@@ -1532,7 +1532,7 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c)
 	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
-	local_size(&lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
+	local_size(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
 	// the weights go as arguments: no buffer to create and free for each run
 	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, D3_SAMPLES),
 	               up_div((size_t)H, D3_ROWS), lx, ly,
@@ -1589,7 +1589,7 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	int tw, th, rc = -1;
 
 	if (words_3x3(p, W, ch))
-		return run_3x3(p, c);
+		return run_3x3(p, c, &lim);
 	wbuf = ocl_buf_const(c->ocl, p->w, nw * sizeof *p->w);
 	if (!wbuf)
 		return -1;
