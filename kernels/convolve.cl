@@ -633,7 +633,9 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 // th + 2r input rows is gathered, border-mapped, into the private row src (the tile's
 // samples and r * CH on each side), its horizontal pass goes into the private int32 rows
 // mid, and the vertical pass (int64) finishes the tile's samples row by row. Every inner
-// loop runs over consecutive samples with one weight, which the compiler vectorizes.
+// loop runs over consecutive samples with one weight, which the compiler vectorizes. With
+// sym (as for sep_strip: the host found kx and ky symmetric and two first-pass values add
+// within int32) both passes add the two samples that share a weight before multiplying.
 // Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)).
 #ifdef CLIMG_CPU_DEVICE
 #define SEP_CPU_TW 64
@@ -641,7 +643,7 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 #define SEP_CPU_MAX_R 32
 static inline void sep_cpu(const int CH, __global const uchar *in, __global uchar *out, int W,
 			   int H, __global const int *w, int r, int border, long off, long D,
-			   long M, int S)
+			   long M, int S, int sym)
 {
 	const int n = 2 * r + 1, RC = r * CH, ns = W * CH;
 	const int s0 = get_global_id(0) * SEP_CPU_TW, y0 = get_global_id(1) * SEP_CPU_TH;
@@ -666,23 +668,34 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 				src[j] = row_byte(CH, row, s0 - RC + j, W, border);
 		}
 		int *m = mid + i * SEP_CPU_TW;
+		const int kn = sym ? r : n; // the taps multiplied one by one
 		for (int j = 0; j < SEP_CPU_TW; j++)
-			m[j] = 0;
-		for (int k = 0; k < n; k++) {
+			m[j] = sym ? kx[r] * src[RC + j] : 0;
+		for (int k = 0; k < kn; k++) {
 			const int wk = kx[k];
-			const uchar *t = src + k * CH;
-			for (int j = 0; j < SEP_CPU_TW; j++)
-				m[j] += wk * t[j];
+			const uchar *t = src + k * CH, *u = src + (n - 1 - k) * CH;
+			if (sym)
+				for (int j = 0; j < SEP_CPU_TW; j++)
+					m[j] += wk * (t[j] + u[j]);
+			else
+				for (int j = 0; j < SEP_CPU_TW; j++)
+					m[j] += wk * t[j];
 		}
 	}
 	for (int i = 0; i < th; i++) {
+		const int kn = sym ? r : n;
+		const int *c = mid + (i + r) * SEP_CPU_TW;
 		for (int j = 0; j < SEP_CPU_TW; j++)
-			acc[j] = 0;
-		for (int k = 0; k < n; k++) {
+			acc[j] = sym ? (long)ky[r] * c[j] : 0;
+		for (int k = 0; k < kn; k++) {
 			const long wk = ky[k];
-			const int *m = mid + (i + k) * SEP_CPU_TW;
-			for (int j = 0; j < SEP_CPU_TW; j++)
-				acc[j] += wk * m[j];
+			const int *m = mid + (i + k) * SEP_CPU_TW, *b = mid + (i + n - 1 - k) * SEP_CPU_TW;
+			if (sym)
+				for (int j = 0; j < SEP_CPU_TW; j++)
+					acc[j] += wk * (m[j] + b[j]);
+			else
+				for (int j = 0; j < SEP_CPU_TW; j++)
+					acc[j] += wk * m[j];
 		}
 		const size_t o = (size_t)(y0 + i) * ns + s0;
 		for (int j = 0; j < tw; j++)
@@ -694,9 +707,10 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 #define CONVOLVE_CPU_KERNEL(CH)                                                                 \
 	__kernel void convolve_sep_cpu_c##CH(__global const uchar *in, __global uchar *out,     \
 					     int W, int H, __global const int *w, int r,        \
-					     int border, long off, long D, long M, int S)       \
+					     int border, long off, long D, long M, int S,       \
+					     int sym)                                           \
 	{                                                                                       \
-		sep_cpu(CH, in, out, W, H, w, r, border, off, D, M, S);                         \
+		sep_cpu(CH, in, out, W, H, w, r, border, off, D, M, S, sym);                    \
 	}
 CONVOLVE_CPU_KERNEL(1)
 CONVOLVE_CPU_KERNEL(2)

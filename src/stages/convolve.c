@@ -1384,10 +1384,10 @@ static bool strip_pick(const struct convolve_params *p, const struct ocl_limits 
 	return false;
 }
 
-// Whether sep_strip may add the two samples that share a weight before multiplying: kx
-// and ky symmetric, and the sum of two first-pass values (each at most 255 sum|kx|) within
-// int32.
-static bool strip_sym(const struct convolve_params *p)
+// Whether the separable kernels (sep_strip, sep_cpu) may add the two samples that share a
+// weight before multiplying: kx and ky symmetric, and the sum of two first-pass values
+// (each at most 255 sum|kx|) within int32.
+static bool sep_sym(const struct convolve_params *p)
 {
 	const int n = p->n;
 	for (int i = 0; i < n / 2; i++)
@@ -1408,7 +1408,7 @@ static int run_strip(const struct convolve_params *p, const struct stage_cl *c,
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
 	                   OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
 	                   OCL_LONG(p->dev_m), OCL_INT(p->dev_s), OCL_INT(st->tws),
-	                   OCL_INT(st->sh), OCL_INT(st->cr), OCL_INT(strip_sym(p)),
+	                   OCL_INT(st->sh), OCL_INT(st->cr), OCL_INT(sep_sym(p)),
 	                   OCL_LOCAL(st->tile), OCL_LOCAL(st->mid),
 	                   OCL_LOCAL(8 * (size_t)p->n), OCL_END});
 }
@@ -1571,7 +1571,7 @@ static int run_sep_cpu(const struct convolve_params *p, const struct stage_cl *c
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border),
 	                                  OCL_LONG(p->off), OCL_LONG(p->D), OCL_LONG(p->dev_m),
-	                                  OCL_INT(p->dev_s), OCL_END});
+	                                  OCL_INT(p->dev_s), OCL_INT(sep_sym(p)), OCL_END});
 }
 
 static int convolve_run_cl(const void *params, const struct stage_cl *c)
