@@ -636,10 +636,13 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 // loop runs over consecutive samples with one weight, which the compiler vectorizes. With
 // sym (as for sep_strip: the host found kx and ky symmetric and two first-pass values add
 // within int32) both passes add the two samples that share a weight before multiplying.
-// Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)).
+// Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)). Tiles of 128 rows rather than 64
+// sum fewer halo rows twice: on PoCL, 8K RGB gauss sigma 8 took 10% less time, sigma 2 the
+// same (docs/BENCHMARKS.md, tenth session; a ring of n rows instead, as the GPUs' strip
+// kernel has, was slower there).
 #ifdef CLIMG_CPU_DEVICE
 #define SEP_CPU_TW 64
-#define SEP_CPU_TH 64
+#define SEP_CPU_TH 128
 #define SEP_CPU_MAX_R 32
 static inline void sep_cpu(const int CH, __global const uchar *in, __global uchar *out, int W,
 			   int H, __global const int *w, int r, int border, long off, long D,

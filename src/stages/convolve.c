@@ -95,7 +95,7 @@
 // kernels/convolve.cl's tile of convolve_sep_cpu_cN (CPU devices): samples, rows, and the
 // largest radius its private arrays hold; keep in step with SEP_CPU_TW, _TH, _MAX_R there
 #define SEP_CPU_TW 64
-#define SEP_CPU_TH 64
+#define SEP_CPU_TH 128
 #define SEP_CPU_MAX_R 32
 // convolve_3x3's samples and rows a work-item; keep in step with D3_SAMPLES, D3_ROWS there
 #define D3_SAMPLES 8
