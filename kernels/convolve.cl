@@ -657,6 +657,7 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 	uchar src[SEP_CPU_TW + 2 * SEP_CPU_MAX_R * 4];
 	long acc[SEP_CPU_TW];
 	__global const int *kx = w, *ky = w + n;
+	const int kn = sym ? r : n; // the taps multiplied one by one
 	for (int i = 0; i < th + 2 * r; i++) {
 		const int sy = border_map(y0 - r + i, H, border);
 		__global const uchar *row = in + (size_t)max(sy, 0) * ns;
@@ -671,7 +672,6 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 				src[j] = row_byte(CH, row, s0 - RC + j, W, border);
 		}
 		int *m = mid + i * SEP_CPU_TW;
-		const int kn = sym ? r : n; // the taps multiplied one by one
 		for (int j = 0; j < SEP_CPU_TW; j++)
 			m[j] = sym ? kx[r] * src[RC + j] : 0;
 		for (int k = 0; k < kn; k++) {
@@ -686,7 +686,6 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 		}
 	}
 	for (int i = 0; i < th; i++) {
-		const int kn = sym ? r : n;
 		const int *c = mid + (i + r) * SEP_CPU_TW;
 		for (int j = 0; j < SEP_CPU_TW; j++)
 			acc[j] = sym ? (long)ky[r] * c[j] : 0;
