@@ -632,8 +632,10 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 // barrier) computes a tile of SEP_CPU_TW samples x SEP_CPU_TH rows: each of the tile's
 // th + 2r input rows is gathered, border-mapped, into the private row src (the tile's
 // samples and r * CH on each side), its horizontal pass goes into the private int32 rows
-// mid, and the vertical pass (int64) finishes the tile's samples row by row. Every inner
-// loop runs over consecutive samples with one weight, which the compiler vectorizes. With
+// mid, and the vertical pass (int64) finishes the tile's samples row by row. Both passes
+// sum a run of consecutive samples (16 as an int16, 8 as a long8) over all the taps before
+// storing it, so the sums stay in vector registers (on PoCL 12-25% less time than loops
+// over the tile's row for each tap, which loaded and stored the sums at every tap). With
 // sym (as for sep_strip: the host found kx and ky symmetric and two first-pass values add
 // within int32) both passes add the two samples that share a weight before multiplying.
 // Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)). Tiles of 128 rows rather than 64
@@ -671,33 +673,31 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 			for (int j = 0; j < tw + 2 * RC; j++)
 				src[j] = row_byte(CH, row, s0 - RC + j, W, border);
 		}
-		int *m = mid + i * SEP_CPU_TW;
-		for (int j = 0; j < SEP_CPU_TW; j++)
-			m[j] = sym ? kx[r] * src[RC + j] : 0;
-		for (int k = 0; k < kn; k++) {
-			const int wk = kx[k];
-			const uchar *t = src + k * CH, *u = src + (n - 1 - k) * CH;
+		for (int j = 0; j < SEP_CPU_TW; j += 16) {
+			int16 a = sym ? kx[r] * convert_int16(vload16(0, src + RC + j)) : 0;
 			if (sym)
-				for (int j = 0; j < SEP_CPU_TW; j++)
-					m[j] += wk * (t[j] + u[j]);
+				for (int k = 0; k < kn; k++)
+					a += kx[k] * (convert_int16(vload16(0, src + k * CH + j)) +
+						      convert_int16(vload16(0, src + (n - 1 - k) * CH + j)));
 			else
-				for (int j = 0; j < SEP_CPU_TW; j++)
-					m[j] += wk * t[j];
+				for (int k = 0; k < kn; k++)
+					a += kx[k] * convert_int16(vload16(0, src + k * CH + j));
+			vstore16(a, 0, mid + i * SEP_CPU_TW + j);
 		}
 	}
 	for (int i = 0; i < th; i++) {
-		const int *c = mid + (i + r) * SEP_CPU_TW;
-		for (int j = 0; j < SEP_CPU_TW; j++)
-			acc[j] = sym ? (long)ky[r] * c[j] : 0;
-		for (int k = 0; k < kn; k++) {
-			const long wk = ky[k];
-			const int *m = mid + (i + k) * SEP_CPU_TW, *b = mid + (i + n - 1 - k) * SEP_CPU_TW;
+		for (int j = 0; j < SEP_CPU_TW; j += 8) {
+			const int *m = mid + i * SEP_CPU_TW + j;
+			long8 a = sym ? (long)ky[r] * convert_long8(vload8(0, m + r * SEP_CPU_TW)) : 0;
 			if (sym)
-				for (int j = 0; j < SEP_CPU_TW; j++)
-					acc[j] += wk * (m[j] + b[j]);
+				for (int k = 0; k < kn; k++)
+					a += (long)ky[k] *
+					     convert_long8(vload8(0, m + k * SEP_CPU_TW) +
+							   vload8(0, m + (n - 1 - k) * SEP_CPU_TW));
 			else
-				for (int j = 0; j < SEP_CPU_TW; j++)
-					acc[j] += wk * m[j];
+				for (int k = 0; k < kn; k++)
+					a += (long)ky[k] * convert_long8(vload8(0, m + k * SEP_CPU_TW));
+			vstore8(a, 0, acc + j);
 		}
 		const size_t o = (size_t)(y0 + i) * ns + s0;
 		for (int j = 0; j < tw; j++)
