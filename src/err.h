@@ -13,7 +13,7 @@ int err_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // Prepends "PREFIX: " to the recorded message (e.g. a file name) and returns -1.
 int err_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-// The last recorded message, or "" when none.
+// The last message this thread recorded, or "" when none (each thread has its own).
 const char *err_msg(void);
 
 // Prints "climg: warning: MESSAGE" to stderr unless err_quiet is set.

@@ -16,8 +16,9 @@ int par_threads(void);
 // the calling thread included (it is worker 0); worker is in 0 .. nworkers-1, and two
 // tasks running at once never share a worker number, so per-worker scratch state needs no
 // lock. Tasks are handed out in increasing order. Returns when all have run. Tasks must
-// not call err_set() (it is not thread-safe): they report failure through ctx. When a
-// thread cannot be started, the remaining workers run its share.
+// not call err_set() (its message would stay with the worker's thread): they report
+// failure through ctx. When a thread cannot be started, the remaining workers run its
+// share.
 void par_run(int nworkers, int ntasks, void (*fn)(void *ctx, int task, int worker), void *ctx);
 
 #endif
