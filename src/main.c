@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // climg: argv to options and a chain of stages; runs it; picks the exit status.
 //   0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "err.h"
 #include "io/io.h"
 #include "ocl.h"
+#include "par.h"
 #include "parse.h"
 #include "pipeline.h"
 
@@ -51,9 +55,9 @@ static const char usage_text[] =
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
-	"      --time[=json]      print the time of each phase (open, decode, build, upload,\n"
-	"                         every stage, download, encode, total) to stderr, as text or\n"
-	"                         JSON\n"
+	"      --time[=json]      print the time of each phase (open, which runs alongside\n"
+	"                         decode; decode, copy-in, build, upload, every stage,\n"
+	"                         download, encode, total) to stderr, as text or JSON\n"
 	"      --no-cache         compile the kernels from source: neither read nor write the\n"
 	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
 	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
@@ -244,35 +248,28 @@ static void list_stages(void)
 		printf("%-24s %s\n", stage_list[i]->usage, stage_list[i]->summary);
 }
 
-// Opens the device to run on. Returns NULL without error (quietly, or with one warning)
-// when the CPU path should run instead: there is no device, or the automatically chosen
-// one cannot be opened. Sets *failed on a real error: a device the user named (--device,
-// CLIMG_DEVICE) that is missing or fails, or no device for --verify.
-static struct ocl *open_device(const struct options *o, bool *failed)
-{
-	const char *spec = o->device ? o->device : getenv("CLIMG_DEVICE");
-	int none = 0;
-	struct ocl *dev;
-	*failed = false;
-	if (o->cpu)
-		return NULL;
-	if (spec && !*spec)
-		spec = NULL;
-	dev = ocl_open(spec, &none);
-	if (dev)
-		return dev;
-	if (!spec && !o->verify) {
-		if (none)
-			warn("no OpenCL device found; using the CPU path");
-		else
-			warn("%s; using the CPU path", err_msg());
-		return NULL;
-	}
-	*failed = true;
-	return NULL;
-}
-
-// ---- --time -----------------------------------------------------------------------------
+// ---- the device, opened while the input decodes ---------------------------------------------
+// Opening an OpenCL device takes 20 ms (PoCL) to over 200 ms (NVIDIA's driver), decoding an
+// 8K image 100 ms to 1 s, and neither needs the other. So a second thread opens the device
+// and allocates the pinned memory the input will be uploaded from, while this one decodes
+// into plain memory; the decoded image is then copied into the pinned memory (copy_in), a
+// few ms, and uploads at full speed from there. A zero-copy device (PoCL) reads the decoded
+// image in place: no pinned memory, no copy. The thread calls nothing that prints;
+// err_set() keeps a message per thread, so the thread hands its message over in msg.
+struct dev_open {
+	const char *spec;   // --device or CLIMG_DEVICE; NULL: climg's choice
+	size_t bytes;       // the input image's size
+	bool profile;       // --time: a profiling queue, made before anything is queued
+	pthread_t thread;
+	bool started;
+	// the thread's results
+	struct ocl *dev;    // NULL when not opened: none or msg says why
+	int none;           // no OpenCL device at all
+	bool profile_failed; // dev opened, but its profiling queue failed (msg)
+	void *pinned;       // pinned memory of bytes for the input, or NULL (zero-copy, or none)
+	double ms;          // the thread's time
+	char msg[1024];
+};
 
 static double now_ms(void)
 {
@@ -281,11 +278,119 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+static void *dev_open_thread(void *arg)
+{
+	struct dev_open *d = arg;
+	double t0 = now_ms();
+
+	d->dev = ocl_open(d->spec, &d->none);
+	if (d->dev && d->profile && ocl_profile(d->dev) < 0)
+		d->profile_failed = true;
+	else if (d->dev && !pipeline_zero_copy(d->dev))
+		d->pinned = ocl_host_alloc(d->dev, d->bytes); // NULL: uploaded from plain memory
+	if (!d->dev || d->profile_failed)
+		snprintf(d->msg, sizeof d->msg, "%s", err_msg());
+	d->ms = now_ms() - t0;
+	return NULL;
+}
+
+// Starts opening the device to run on, unless --cpu.
+static void dev_open_start(struct dev_open *d, const struct options *o, size_t bytes)
+{
+	const char *spec = o->device ? o->device : getenv("CLIMG_DEVICE");
+
+	*d = (struct dev_open){ .spec = spec && *spec ? spec : NULL, .bytes = bytes,
+				.profile = o->time };
+	if (o->cpu)
+		return;
+	d->started = pthread_create(&d->thread, NULL, dev_open_thread, d) == 0;
+	if (!d->started)
+		dev_open_thread(d); // no second thread: open it here, one after the other
+}
+
+// Waits for the thread, if it runs.
+static void dev_open_join(struct dev_open *d)
+{
+	if (d->started)
+		pthread_join(d->thread, NULL);
+	d->started = false;
+}
+
+// Waits for the device and returns it; NULL without error (quietly, or with one warning)
+// when the CPU path should run instead: --cpu, no device, or the automatically chosen one
+// cannot be opened. Sets *failed on a real error: a device the user named (--device,
+// CLIMG_DEVICE) that is missing or fails, no device for --verify, or a profiling queue
+// (the device is then returned, to be closed).
+static struct ocl *dev_open_finish(struct dev_open *d, const struct options *o, bool *failed)
+{
+	*failed = false;
+	dev_open_join(d);
+	if (d->dev && !d->profile_failed)
+		return d->dev;
+	if (o->cpu)
+		return NULL;
+	err_set("%s", d->msg);
+	if (!d->dev && !d->spec && !o->verify) {
+		if (d->none)
+			warn("no OpenCL device found; using the CPU path");
+		else
+			warn("%s; using the CPU path", err_msg());
+		return NULL;
+	}
+	*failed = true;
+	return d->dev;
+}
+
+// Memory for the decoded input: aligned to a page and whole pages, as a zero-copy device
+// wants to read host memory in place (ocl_wrap_alloc's alignment, which is a page on PoCL;
+// pipeline_cl uploads it where a device wants more). Huge pages, and touching every page
+// before decoding, were measured too: neither was faster on every image, and huge pages at
+// times waited 200 ms for the kernel to find them (docs/BENCHMARKS.md, eleventh session).
+static void *image_alloc(size_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t align = page > 0 ? (size_t)page : 4096;
+	void *p = NULL;
+
+	if (bytes > SIZE_MAX - align)
+		return NULL;
+	bytes = bytes ? (bytes + align - 1) / align * align : align;
+	return posix_memalign(&p, align, bytes) ? NULL : p;
+}
+
+// The decoded image into pinned memory, in pieces on every core.
+struct copy_in {
+	uint8_t *dst;
+	const uint8_t *src;
+	size_t bytes, piece;
+};
+
+static void copy_in_piece(void *ctx, int task, int worker)
+{
+	const struct copy_in *c = ctx;
+	size_t at = (size_t)task * c->piece;
+	(void)worker;
+	memcpy(c->dst + at, c->src + at, c->bytes - at < c->piece ? c->bytes - at : c->piece);
+}
+
+static void copy_in(void *dst, const void *src, size_t bytes)
+{
+	struct copy_in c = { dst, src, bytes, (size_t)4 << 20 };
+	while (bytes / c.piece >= INT_MAX)
+		c.piece *= 2;
+	par_run(par_threads(), (int)((bytes + c.piece - 1) / c.piece), copy_in_piece, &c);
+}
+
+// ---- --time -----------------------------------------------------------------------------
+
 struct timing {
 	double t0; // process work start, for the total
-	double open_ms; // opening the device and allocating the memory the input is decoded into
-	bool opened;    // a device was looked for (not --cpu): open_ms is reported
+	double open_ms;      // opening the device and allocating pinned memory, alongside decode
+	double open_wait_ms; // of that, the time waited for it after decoding
+	bool opened;         // a device was looked for (not --cpu): open_ms is reported
 	double decode_ms, encode_ms;
+	double copy_in_ms;   // copying the decoded image into pinned memory
+	size_t copy_in_bytes; // 0: no copy (no device, zero-copy, or no pinned memory)
 	struct run_times run;
 	double *stage_ms;
 	int programs, programs_cached; // built for the run; of those, from the binary cache
@@ -326,8 +431,12 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 	if (json) {
 		fprintf(stderr, "{\"device\": %s", tm->on_cpu ? "false" : "true");
 		if (tm->opened)
-			fprintf(stderr, ", \"open_ms\": %.3f", tm->open_ms);
+			fprintf(stderr, ", \"open_ms\": %.3f, \"open_wait_ms\": %.3f", tm->open_ms,
+				tm->open_wait_ms);
 		fprintf(stderr, ", \"decode_ms\": %.3f", tm->decode_ms);
+		if (tm->opened)
+			fprintf(stderr, ", \"copy_in_ms\": %.3f, \"copy_in_gbps\": %.2f",
+				tm->copy_in_ms, gbps((double)tm->copy_in_bytes, tm->copy_in_ms));
 		if (!tm->on_cpu)
 			fprintf(stderr, ", \"build_ms\": %.3f, \"programs\": %d, \"programs_cached\": %d"
 				", \"upload_ms\": %.3f, \"upload_gbps\": %.2f, \"upload_zero_copy\": %s",
@@ -337,8 +446,13 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 		fputs(", \"stages\": [", stderr);
 	} else {
 		if (tm->opened)
-			fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "open", tm->open_ms);
+			fprintf(stderr, "climg: time: %-22s %10.3f ms  alongside decode, then waited "
+				"%.3f ms\n", "open", tm->open_ms, tm->open_wait_ms);
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
+		if (tm->copy_in_bytes)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s  into pinned memory\n",
+				"copy-in", tm->copy_in_ms,
+				gbps((double)tm->copy_in_bytes, tm->copy_in_ms));
 		if (!tm->on_cpu) {
 			fprintf(stderr, "climg: time: %-22s %10.3f ms  %d of %d programs from the cache\n",
 				"build", tm->run.build_ms, tm->programs_cached, tm->programs);
@@ -557,6 +671,8 @@ static int run(const struct options *o, struct chain *chain)
 	bool dev_failed, device_named, dev_error = false;
 	struct timing tm = { .t0 = now_ms() };
 	struct run_times *times = NULL;
+	struct dev_open dopen = { 0 };
+	char decode_msg[1024];
 
 	// the output format is known from the arguments alone
 	if (o->output) {
@@ -611,36 +727,47 @@ static int run(const struct options *o, struct chain *chain)
 
 	device_named = o->device || (getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"));
 	tm.opened = !o->cpu;
-	tm.open_ms = now_ms();
-	dev = open_device(o, &dev_failed);
-	if (dev_failed)
-		goto fail;
-	if (dev && o->no_cache)
-		ocl_set_cache(dev, false);
 	if (o->time) {
 		tm.stage_ms = calloc((size_t)chain->n + 1, sizeof *tm.stage_ms);
-		if (!tm.stage_ms || (dev && ocl_profile(dev) < 0))
+		if (!tm.stage_ms)
 			goto fail;
 		tm.run.stage_ms = tm.stage_ms;
 		times = &tm.run;
 	}
-
-	// The decoder writes straight into memory the device reads fastest: pinned memory that
-	// uploads at full speed, or on a zero-copy device memory it reads in place.
-	in = (struct img){ g.w, g.h, g.ch, dev ? pipeline_host_alloc(dev, geom_bytes(&g)) : NULL };
-	if (!in.data)
-		in.data = malloc(geom_bytes(&g));
+	dev_open_start(&dopen, o, geom_bytes(&g));
+	in = (struct img){ g.w, g.h, g.ch, image_alloc(geom_bytes(&g)) };
 	if (!in.data) {
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
-	tm.open_ms = now_ms() - tm.open_ms;
 	tm.decode_ms = now_ms();
-	if (img_reader_decode(rd, in.data) < 0)
-		goto fail;
+	rc = img_reader_decode(rd, in.data);
 	tm.decode_ms = now_ms() - tm.decode_ms;
+	if (rc < 0)
+		snprintf(decode_msg, sizeof decode_msg, "%s", err_msg());
+	tm.open_wait_ms = now_ms();
+	dev = dev_open_finish(&dopen, o, &dev_failed);
+	tm.open_wait_ms = now_ms() - tm.open_wait_ms;
+	tm.open_ms = dopen.ms;
+	if (dev_failed) // a device error before a decode error, as when it was opened first
+		goto fail;
+	if (rc < 0) {
+		err_set("%s", decode_msg);
+		goto fail;
+	}
 	img_reader_close(rd);
 	rd = NULL;
+	if (dev && o->no_cache)
+		ocl_set_cache(dev, false);
+	if (dopen.pinned) {
+		tm.copy_in_ms = now_ms();
+		copy_in(dopen.pinned, in.data, geom_bytes(&g));
+		tm.copy_in_ms = now_ms() - tm.copy_in_ms;
+		tm.copy_in_bytes = geom_bytes(&g);
+		free(in.data);
+		in.data = dopen.pinned;
+		dopen.pinned = NULL;
+	}
 
 	if (o->verify) {
 		rc = pipeline_verify(chain, dev, &in, &res, times);
@@ -703,8 +830,12 @@ fail:
 		outfile_abort(sides[i].f);
 	free(sides);
 	outfile_abort(out);
+	dev_open_join(&dopen); // a failure while the device was opening: it must finish first
+	if (!dev)
+		dev = dopen.dev;
 	img_reader_close(rd);
 	ocl_host_free(dev, in.data);
+	ocl_host_free(dev, dopen.pinned);
 	ocl_host_free(dev, res.data);
 	ocl_close(dev);
 	free(tm.stage_ms);

@@ -278,26 +278,28 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 // ---- the OpenCL path --------------------------------------------------------------------
 // Two ways to move the image. On a device with memory of its own (a discrete GPU): one
 // upload into device buffer A, the stages ping-pong between A and B, one download into
-// pinned host memory. On a device whose memory is the host's (PoCL; see zero_copy()) there
-// are no copies: the decoded input is wrapped read-only and read in place, the last
-// image-writing stage writes straight into the output image's host memory (a wrapper of
-// max_bytes, as earlier stages may write larger images into it), and the stages before it
-// alternate between that and one ordinary buffer, created only when two or more stages
-// write images. Stage j of k image-writing stages (1-based) writes buffer (k - j) % 2, so
-// the last one writes buffer 0, the output. Either way no stage writes the input, so the
-// caller's image stays intact for the CPU path after a device failure.
+// pinned host memory. On a device whose memory is the host's (PoCL; see
+// pipeline_zero_copy()) there are no copies: the decoded input is wrapped read-only and
+// read in place, the last image-writing stage writes straight into the output image's host
+// memory (a wrapper of max_bytes, as earlier stages may write larger images into it), and
+// the stages before it alternate between that and one ordinary buffer, created only when
+// two or more stages write images. Stage j of k image-writing stages (1-based) writes
+// buffer (k - j) % 2, so the last one writes buffer 0, the output. Either way no stage
+// writes the input, so the caller's image stays intact for the CPU path after a device
+// failure.
 
-// Whether runs on o copy nothing: the device's memory is the host's, and CLIMG_ZERO_COPY
-// does not say 0 (for comparisons and for drivers that misbehave).
-static bool zero_copy(const struct ocl *o)
+bool pipeline_zero_copy(const struct ocl *o)
 {
 	const char *env = getenv("CLIMG_ZERO_COPY");
 	return ocl_host_unified(o) && !(env && !strcmp(env, "0"));
 }
 
-void *pipeline_host_alloc(struct ocl *o, size_t bytes)
+// Host memory for an image pipeline_cl on o makes: on a zero-copy device memory aligned for
+// the device to use in place (ocl_wrap_alloc), else pinned memory that downloads at full
+// speed (ocl_host_alloc). NULL with err set.
+static void *host_alloc(struct ocl *o, size_t bytes)
 {
-	return zero_copy(o) ? ocl_wrap_alloc(o, bytes) : ocl_host_alloc(o, bytes);
+	return pipeline_zero_copy(o) ? ocl_wrap_alloc(o, bytes) : ocl_host_alloc(o, bytes);
 }
 
 struct cl_run {
@@ -341,7 +343,7 @@ static int image_stages(const struct chain *c)
 }
 
 // Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
-// device wants (pipeline_host_alloc gives it), else uploaded into a buffer of its own.
+// device wants (ocl_wrap_aligned), else uploaded into a buffer of its own.
 static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const struct img *in,
 			      struct run_times *t)
 {
@@ -391,7 +393,7 @@ static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, cons
 		return -1;
 	if (t)
 		t->build_ms = now_ms() - t0;
-	if (zero_copy(o)) {
+	if (pipeline_zero_copy(o)) {
 		if (cl_start_zero_copy(r, c, in, t) < 0)
 			goto fail;
 	} else {
@@ -471,7 +473,7 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 			t->download_in_place = true;
 	} else {
 		// A copy: from the device, or (zero-copy, no stage wrote an image) of the input.
-		out->data = pipeline_host_alloc(o, bytes);
+		out->data = host_alloc(o, bytes);
 		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
 			goto fail;
 	}

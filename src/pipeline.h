@@ -85,17 +85,16 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 // with two device buffers in turn, one download of the image and one of all side outputs.
 // On a device whose memory is the host's (ocl_host_unified) and unless CLIMG_ZERO_COPY=0,
 // zero-copy instead: the stages read in->data in place (when it is aligned as
-// pipeline_host_alloc gives it; else it is uploaded) and the last stage writes out->data in
+// ocl_wrap_aligned asks; else it is uploaded) and the last stage writes out->data in
 // place. in is never written. out->data is host memory to free with ocl_host_free(o, ...).
 // t may be NULL.
 int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
 		struct run_times *t);
 
-// Memory for an input image that pipeline_cl on o will read: on a zero-copy device memory
-// aligned for the device to read in place (ocl_wrap_alloc), else pinned memory that uploads
-// at full speed (ocl_host_alloc). NULL with err set. Free it with ocl_host_free(o, ...)
-// before ocl_close(o).
-void *pipeline_host_alloc(struct ocl *o, size_t bytes);
+// Whether pipeline_cl on o copies nothing (see above): the device's memory is the host's,
+// and CLIMG_ZERO_COPY does not say 0 (for comparisons and for drivers that misbehave).
+// Elsewhere the input is uploaded, at full speed from pinned memory (ocl_host_alloc).
+bool pipeline_zero_copy(const struct ocl *o);
 
 // Runs both paths and compares the image after every stage, and the side outputs at the
 // end. Returns 0 when identical (out and c->side then hold the result), 1 on the first

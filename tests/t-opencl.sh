@@ -46,12 +46,25 @@ expect_exit 1 "--device that is not there" "$CLIMG" --device no-such-device "$D/
 expect_stderr "missing device named" "no-such-device"
 check_not "no output for a missing device" test -e "$D/dx.png"
 expect_exit 1 "CLIMG_DEVICE that is not there" env CLIMG_DEVICE=no-such-device "$CLIMG" "$D/in-13x7-3.png" -o "$D/dx.png"
+# The device opens while the input decodes. When both fail, the device's error is the one
+# reported (as when it was opened first); a decode error on its own names the input.
+head -c 20000 "$D/in-640x480-3.png" >"$D/cut.png"
+expect_exit 1 "cut input, missing device" "$CLIMG" --device no-such-device "$D/cut.png" grey -o "$D/dx.png"
+expect_stderr "cut input, missing device: the device's error" "^climg: .*no-such-device"
+check "cut input, missing device: one line" test "$(wc -l <"$T/err")" = 1
+expect_exit 1 "cut input, default device" "$CLIMG" "$D/cut.png" grey -o "$D/dx.png"
+expect_stderr "cut input, default device: the input's error" "^climg: .*cut\.png"
+check "cut input, default device: one line" test "$(wc -l <"$T/err")" = 1
+check_not "cut input: no output" test -e "$D/dx.png"
 
 # ---- no OpenCL at all: the CPU path with one warning ------------------------------------
 mkdir -p "$D/no-icd"
 expect_exit 0 "no ICD falls back" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" "$D/in-13x7-3.png" rotate:90 -o "$D/fb.png"
 check "fallback gives the CPU bytes" cmp "$D/fb.png" "$D/dcpu.png"
 check "fallback warns once" test "$(grep -c 'warning' "$T/err")" = 1
+expect_exit 1 "no ICD, cut input" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" "$D/cut.png" rotate:90 -o "$D/fb3.png"
+check "no ICD, cut input: the fallback's warning, then the input's error" \
+	sh -c "sed -n 1p '$T/err' | grep -q '^climg: warning: no OpenCL device found; using the CPU path\$' && sed -n 2p '$T/err' | grep -q '^climg: .*cut\.png' && test \$(wc -l <'$T/err') = 2"
 expect_exit 0 "no ICD, quiet" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" -q "$D/in-13x7-3.png" rotate:90 -o "$D/fb.png"
 check "quiet fallback says nothing" test ! -s "$T/err"
 expect_exit 1 "no ICD with --device" env OCL_ICD_VENDORS=$D/no-icd "$CLIMG" --device gpu "$D/in-13x7-3.png" -o "$D/fb2.png"
@@ -67,7 +80,17 @@ done
 # the phases come in the order they ran, open first; and the same in JSON
 check "device --time: open is the first line" sh -c "head -n 1 '$T/err' | grep -q '^climg: time: open '"
 expect_exit 0 "--time=json on the device" "$CLIMG" "$D/in-640x480-3.png" grey --time=json -o "$D/tj.png"
-expect_stderr "device --time=json: open_ms first" '^\{"device": true, "open_ms": [0-9.]+, "decode_ms": [0-9.]+, "build_ms"'
+expect_stderr "device --time=json: open_ms first" '^\{"device": true, "open_ms": [0-9.]+, "open_wait_ms": [0-9.]+, "decode_ms": [0-9.]+, "copy_in_ms": [0-9.]+, "copy_in_gbps": [0-9.]+, "build_ms"'
+# the device opens while the input decodes: climg waited at most the open's time for it
+# (plus the thread's start), and the decoded image was copied into pinned memory unless
+# the device reads it in place (zero-copy, tests/t-zerocopy.sh)
+check "device --time=json: waited for the device no longer than it took to open" \
+	python3 -c 'import json, sys; t = json.loads(open(sys.argv[1]).readline()); sys.exit(not 0 <= t["open_wait_ms"] <= t["open_ms"] + 5)' "$T/err"
+expect_exit 0 "--time, copying transfers" env CLIMG_ZERO_COPY=0 "$CLIMG" "$D/in-640x480-3.png" grey --time -o "$D/tc.png"
+expect_stderr "--time: open alongside decode" '^climg: time: open +[0-9.]+ ms  alongside decode, then waited [0-9.]+ ms$'
+expect_stderr "--time: copy-in after decode" '^climg: time: copy-in +[0-9.]+ ms +[0-9.]+ GB/s  into pinned memory$'
+check "--time: copy-in comes after decode" sh -c "grep -A1 '^climg: time: decode ' '$T/err' | grep -q '^climg: time: copy-in '"
+check "copying transfers give the CPU bytes" sh -c "'$CLIMG' --cpu '$D/in-640x480-3.png' grey -o '$D/tc0.png' && cmp '$D/tc.png' '$D/tc0.png'"
 "$CLIMG" --cpu "$D/in-640x480-3.png" grey rotate:90 -o "$D/t0.png"
 check "device --time gives the CPU bytes" cmp "$D/t.png" "$D/t0.png"
 # with --verify: the device's stage times (not 0), and no download time, as the output

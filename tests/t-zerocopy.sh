@@ -93,11 +93,13 @@ if "$CLIMG" --list-devices | grep -q '^0: .*Portable Computing Language'; then
 		'^climg: time: upload +[0-9.]+ ms +zero-copy: the device reads the input in place$'
 	expect_stderr "zero-copy --time: download" \
 		'^climg: time: download +[0-9.]+ ms +zero-copy: the last stage wrote the output in place$'
+	check_not "zero-copy --time: the decoded image is not copied in" grep -q '^climg: time: copy-in' "$T/err"
 	expect_exit 0 "zero-copy --time=json" "$CLIMG" --device 0 "$D/in.png" rotate:90 --time=json
 	expect_stderr "zero-copy --time=json: upload" \
 		'"upload_ms": [0-9.]+, "upload_gbps": 0.00, "upload_zero_copy": true,'
 	expect_stderr "zero-copy --time=json: download" \
 		'"download_ms": [0-9.]+, "download_gbps": 0.00, "download_zero_copy": true,'
+	expect_stderr "zero-copy --time=json: no copy-in" '"copy_in_ms": 0.000, "copy_in_gbps": 0.00,'
 	# a histogram's counts are still downloaded; with no image-writing stage the output is
 	# a copy of the input
 	expect_exit 0 "zero-copy --time with a histogram" "$CLIMG" --device 0 "$D/in.png" \
@@ -111,6 +113,8 @@ if "$CLIMG" --list-devices | grep -q '^0: .*Portable Computing Language'; then
 		"$D/in.png" rotate:90 --time=json
 	expect_stderr "CLIMG_ZERO_COPY=0: both transfers copy" \
 		'"upload_zero_copy": false,.*"download_gbps": [0-9.]+, "download_zero_copy": false,'
+	check "CLIMG_ZERO_COPY=0: the decoded image is copied into pinned memory" \
+		python3 -c 'import json, sys; t = json.loads(open(sys.argv[1]).readline()); sys.exit(not (t["copy_in_ms"] > 0 and t["copy_in_gbps"] > 0))' "$T/err"
 else
 	echo "skipping the zero-copy --time checks: device 0 is not PoCL"
 fi

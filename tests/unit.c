@@ -1358,10 +1358,10 @@ static void test_messages(void)
 }
 
 // pipeline_cl on the default OpenCL device (skipped when there is none): whether the input
-// memory is aligned for zero-copy (pipeline_host_alloc; read in place on a device whose
-// memory is the host's) or not (plain memory one byte off: uploaded), the image and the side
-// outputs equal the CPU path's, the input is never written, and run_times says which
-// transfers were left out.
+// memory is aligned for zero-copy (ocl_wrap_alloc; read in place on a device whose memory
+// is the host's, pinned elsewhere) or not (plain memory one byte off: uploaded), the image
+// and the side outputs equal the CPU path's, the input is never written, and run_times
+// says which transfers were left out.
 static void test_pipeline_cl(void)
 {
 	static const char *const chains[][6] = {
@@ -1383,7 +1383,8 @@ static void test_pipeline_cl(void)
 		free(raw);
 		return;
 	}
-	aligned = pipeline_host_alloc(o, sizeof ref);
+	aligned = pipeline_zero_copy(o) ? ocl_wrap_alloc(o, sizeof ref)
+					: ocl_host_alloc(o, sizeof ref);
 	CHECK("pipeline_cl: input memory", aligned && raw);
 	if (!aligned || !raw)
 		goto done;

@@ -136,8 +136,8 @@ static const struct cli_chain {
 };
 #define NCHAINS (sizeof chains / sizeof chains[0])
 
-enum { PH_OPEN, PH_DECODE, PH_BUILD, PH_UPLOAD, PH_STAGES, PH_DOWNLOAD, PH_ENCODE, PH_TOTAL,
-       PH_WALL, PH_N };
+enum { PH_OPEN, PH_WAIT, PH_DECODE, PH_COPY_IN, PH_BUILD, PH_UPLOAD, PH_STAGES, PH_DOWNLOAD,
+       PH_ENCODE, PH_TOTAL, PH_WALL, PH_N };
 
 // tools/bench-opencv.py's operations, what climg's side of each is (a row of rows[] by token
 // and image, or the pinned upload / download when token is NULL), and the label.
@@ -762,7 +762,9 @@ static int bench_chain(struct bench *b, const char *dir, size_t k)
 		if (!strstr(json, "\"total_ms\": "))
 			return err_set("%s printed no --time=json object", res->cmd);
 		ph[PH_OPEN][run] = json_num(json, "open_ms");
+		ph[PH_WAIT][run] = json_num(json, "open_wait_ms");
 		ph[PH_DECODE][run] = json_num(json, "decode_ms");
+		ph[PH_COPY_IN][run] = json_num(json, "copy_in_ms");
 		ph[PH_BUILD][run] = json_num(json, "build_ms");
 		ph[PH_UPLOAD][run] = json_num(json, "upload_ms");
 		ph[PH_STAGES][run] = json_stages_ms(json);
@@ -1049,12 +1051,14 @@ static void report_chains(const struct bench *b)
 		return;
 	printf("## Whole commands (`%s ... --time=json`, median of %d runs, ms)\n\n"
 	       "The RGB image as JPEG quality 90 and PNG level 6. open: opening the device and "
-	       "allocating the memory the input is decoded into; stages: the kernels' device "
-	       "time; total: climg's own clock, from its start to the end of encode; wall: from "
-	       "fork to exit, with process start-up and clean-up.\n\n"
-	       "| command | open | decode | build | upload | stages | download | encode | total | "
-	       "wall |\n"
-	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+	       "allocating pinned memory for the input, alongside decode; waited: how long climg "
+	       "waited for that after decoding; copy-in: the decoded image into the pinned "
+	       "memory; stages: the kernels' device time; total: climg's own clock, from its "
+	       "start to the end of encode; wall: from fork to exit, with process start-up and "
+	       "clean-up.\n\n"
+	       "| command | open | waited | decode | copy-in | build | upload | stages | download "
+	       "| encode | total | wall |\n"
+	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
 	       b->opt->climg, CHAIN_RUNS);
 	for (size_t k = 0; k < NCHAINS; k++) {
 		if (!b->chain[k].done)
