@@ -15,8 +15,8 @@ int err_quiet;
 #define MSG_BYTES 1024
 #define KEEP_BYTES ((MSG_BYTES - 4) / 2) // from each end of a message that is too long
 
-// One message per thread: the thread that opens the device while the main thread decodes
-// (src/main.c) records its own, and hands it over when it is joined.
+// One message per thread: the thread that decodes the input while the main thread opens
+// the device (src/main.c) records its own, and hands it over when it is joined.
 static _Thread_local char err_buf[MSG_BYTES];
 
 // The escaped form of byte c into esc (at least 5 bytes); returns its length.

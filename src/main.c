@@ -248,27 +248,24 @@ static void list_stages(void)
 		printf("%-24s %s\n", stage_list[i]->usage, stage_list[i]->summary);
 }
 
-// ---- the device, opened while the input decodes ---------------------------------------------
+// ---- decoding while the device opens --------------------------------------------------------
 // Opening an OpenCL device takes 20 ms (PoCL) to over 200 ms (NVIDIA's driver), decoding an
-// 8K image 100 ms to 1 s, and neither needs the other. So a second thread opens the device
-// and allocates the pinned memory the input will be uploaded from, while this one decodes
-// into plain memory; the decoded image is then copied into the pinned memory (copy_in), a
-// few ms, and uploads at full speed from there. A zero-copy device (PoCL) reads the decoded
-// image in place: no pinned memory, no copy. The thread calls nothing that prints;
-// err_set() keeps a message per thread, so the thread hands its message over in msg.
-struct dev_open {
-	const char *spec;   // --device or CLIMG_DEVICE; NULL: climg's choice
-	size_t bytes;       // the input image's size
-	bool profile;       // --time: a profiling queue, made before anything is queued
+// 8K image 100 ms to 1 s, and neither needs the other. So a second thread decodes the input
+// into plain memory while this one opens the device and, on a device with memory of its
+// own, allocates the pinned memory the input will be uploaded from; the decoded image is
+// then copied there (copy_in), a few ms, and uploads at full speed. A zero-copy device
+// (PoCL) reads the decoded image in place: no pinned memory, no copy. Every OpenCL call
+// stays on this thread (drivers keep state of their own per thread). The decoder prints
+// nothing; err_set() keeps a message per thread, so the thread hands its message over in
+// msg.
+struct decode_job {
+	struct img_reader *rd;
+	void *dst;
 	pthread_t thread;
 	bool started;
-	// the thread's results
-	struct ocl *dev;    // NULL when not opened: none or msg says why
-	int none;           // no OpenCL device at all
-	bool profile_failed; // dev opened, but its profiling queue failed (msg)
-	void *pinned;       // pinned memory of bytes for the input, or NULL (zero-copy, or none)
-	double ms;          // the thread's time
-	char msg[1024];
+	int rc;           // img_reader_decode's
+	double ms, end;   // its time, and now_ms() when it ended
+	char msg[1024];   // err_msg() of a failure
 };
 
 static double now_ms(void)
@@ -278,67 +275,63 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-static void *dev_open_thread(void *arg)
+static void *decode_thread(void *arg)
 {
-	struct dev_open *d = arg;
+	struct decode_job *j = arg;
 	double t0 = now_ms();
 
-	d->dev = ocl_open(d->spec, &d->none);
-	if (d->dev && d->profile && ocl_profile(d->dev) < 0)
-		d->profile_failed = true;
-	else if (d->dev && !pipeline_zero_copy(d->dev))
-		d->pinned = ocl_host_alloc(d->dev, d->bytes); // NULL: uploaded from plain memory
-	if (!d->dev || d->profile_failed)
-		snprintf(d->msg, sizeof d->msg, "%s", err_msg());
-	d->ms = now_ms() - t0;
+	j->rc = img_reader_decode(j->rd, j->dst);
+	if (j->rc < 0)
+		snprintf(j->msg, sizeof j->msg, "%s", err_msg());
+	j->end = now_ms();
+	j->ms = j->end - t0;
 	return NULL;
 }
 
-// Starts opening the device to run on, unless --cpu.
-static void dev_open_start(struct dev_open *d, const struct options *o, size_t bytes)
+// Decodes rd into dst: on a second thread when the device opens meanwhile (alongside), else,
+// or when no thread can be started, here and now.
+static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst, bool alongside)
+{
+	*j = (struct decode_job){ .rd = rd, .dst = dst };
+	j->started = alongside && pthread_create(&j->thread, NULL, decode_thread, j) == 0;
+	if (!j->started)
+		decode_thread(j);
+}
+
+// Waits for the decoder, if it runs.
+static void decode_join(struct decode_job *j)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	j->started = false;
+}
+
+// Opens the device to run on. Returns NULL without error (quietly, or with one warning)
+// when the CPU path should run instead: there is no device, or the automatically chosen
+// one cannot be opened. Sets *failed on a real error: a device the user named (--device,
+// CLIMG_DEVICE) that is missing or fails, or no device for --verify.
+static struct ocl *open_device(const struct options *o, bool *failed)
 {
 	const char *spec = o->device ? o->device : getenv("CLIMG_DEVICE");
-
-	*d = (struct dev_open){ .spec = spec && *spec ? spec : NULL, .bytes = bytes,
-				.profile = o->time };
-	if (o->cpu)
-		return;
-	d->started = pthread_create(&d->thread, NULL, dev_open_thread, d) == 0;
-	if (!d->started)
-		dev_open_thread(d); // no second thread: open it here, one after the other
-}
-
-// Waits for the thread, if it runs.
-static void dev_open_join(struct dev_open *d)
-{
-	if (d->started)
-		pthread_join(d->thread, NULL);
-	d->started = false;
-}
-
-// Waits for the device and returns it; NULL without error (quietly, or with one warning)
-// when the CPU path should run instead: --cpu, no device, or the automatically chosen one
-// cannot be opened. Sets *failed on a real error: a device the user named (--device,
-// CLIMG_DEVICE) that is missing or fails, no device for --verify, or a profiling queue
-// (the device is then returned, to be closed).
-static struct ocl *dev_open_finish(struct dev_open *d, const struct options *o, bool *failed)
-{
+	int none = 0;
+	struct ocl *dev;
 	*failed = false;
-	dev_open_join(d);
-	if (d->dev && !d->profile_failed)
-		return d->dev;
 	if (o->cpu)
 		return NULL;
-	err_set("%s", d->msg);
-	if (!d->dev && !d->spec && !o->verify) {
-		if (d->none)
+	if (spec && !*spec)
+		spec = NULL;
+	dev = ocl_open(spec, &none);
+	if (dev)
+		return dev;
+	if (!spec && !o->verify) {
+		if (none)
 			warn("no OpenCL device found; using the CPU path");
 		else
 			warn("%s; using the CPU path", err_msg());
 		return NULL;
 	}
 	*failed = true;
-	return d->dev;
+	return NULL;
 }
 
 // Memory for the decoded input: aligned to a page and whole pages, as a zero-copy device
@@ -671,8 +664,9 @@ static int run(const struct options *o, struct chain *chain)
 	bool dev_failed, device_named, dev_error = false;
 	struct timing tm = { .t0 = now_ms() };
 	struct run_times *times = NULL;
-	struct dev_open dopen = { 0 };
-	char decode_msg[1024];
+	struct decode_job dec = { 0 };
+	void *pinned = NULL;
+	double open_end;
 
 	// the output format is known from the arguments alone
 	if (o->output) {
@@ -734,39 +728,41 @@ static int run(const struct options *o, struct chain *chain)
 		tm.run.stage_ms = tm.stage_ms;
 		times = &tm.run;
 	}
-	dev_open_start(&dopen, o, geom_bytes(&g));
 	in = (struct img){ g.w, g.h, g.ch, image_alloc(geom_bytes(&g)) };
 	if (!in.data) {
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
-	tm.decode_ms = now_ms();
-	rc = img_reader_decode(rd, in.data);
-	tm.decode_ms = now_ms() - tm.decode_ms;
-	if (rc < 0)
-		snprintf(decode_msg, sizeof decode_msg, "%s", err_msg());
-	tm.open_wait_ms = now_ms();
-	dev = dev_open_finish(&dopen, o, &dev_failed);
-	tm.open_wait_ms = now_ms() - tm.open_wait_ms;
-	tm.open_ms = dopen.ms;
+	decode_start(&dec, rd, in.data, !o->cpu);
+	tm.open_ms = now_ms();
+	dev = open_device(o, &dev_failed);
+	if (dev && o->time && ocl_profile(dev) < 0)
+		dev_failed = true;
+	if (dev && !dev_failed && !pipeline_zero_copy(dev))
+		pinned = ocl_host_alloc(dev, geom_bytes(&g)); // NULL: uploaded from plain memory
+	open_end = now_ms();
+	tm.open_ms = open_end - tm.open_ms;
+	decode_join(&dec);
+	tm.decode_ms = dec.ms;
+	tm.open_wait_ms = open_end > dec.end ? open_end - dec.end : 0;
 	if (dev_failed) // a device error before a decode error, as when it was opened first
 		goto fail;
-	if (rc < 0) {
-		err_set("%s", decode_msg);
+	if (dec.rc < 0) {
+		err_set("%s", dec.msg);
 		goto fail;
 	}
 	img_reader_close(rd);
 	rd = NULL;
 	if (dev && o->no_cache)
 		ocl_set_cache(dev, false);
-	if (dopen.pinned) {
+	if (pinned) {
 		tm.copy_in_ms = now_ms();
-		copy_in(dopen.pinned, in.data, geom_bytes(&g));
+		copy_in(pinned, in.data, geom_bytes(&g));
 		tm.copy_in_ms = now_ms() - tm.copy_in_ms;
 		tm.copy_in_bytes = geom_bytes(&g);
 		free(in.data);
-		in.data = dopen.pinned;
-		dopen.pinned = NULL;
+		in.data = pinned;
+		pinned = NULL;
 	}
 
 	if (o->verify) {
@@ -830,12 +826,10 @@ fail:
 		outfile_abort(sides[i].f);
 	free(sides);
 	outfile_abort(out);
-	dev_open_join(&dopen); // a failure while the device was opening: it must finish first
-	if (!dev)
-		dev = dopen.dev;
+	decode_join(&dec); // a failure while the input was decoding: it must finish first
 	img_reader_close(rd);
 	ocl_host_free(dev, in.data);
-	ocl_host_free(dev, dopen.pinned);
+	ocl_host_free(dev, pinned);
 	ocl_host_free(dev, res.data);
 	ocl_close(dev);
 	free(tm.stage_ms);
