@@ -36,7 +36,7 @@
 //              large against any cache. Its result is checked once. The reference bandwidth.
 //              Its buffers stay for the same-size copies below.
 //   transfers  blocking uploads and downloads of the RGB image from pinned memory
-//              (ocl_host_alloc, which climg decodes into) and from pageable memory (malloc):
+//              (ocl_host_alloc, which climg uploads from) and from pageable memory (malloc):
 //              device time from the event, and host wall clock around the blocking call.
 //   stages     each row of rows[] below: one stage run as the pipeline runs it (side output,
 //              then image) on an image already on the device, the sum of the events of the
@@ -1051,8 +1051,8 @@ static void report_chains(const struct bench *b)
 		return;
 	printf("## Whole commands (`%s ... --time=json`, median of %d runs, ms)\n\n"
 	       "The RGB image as JPEG quality 90 and PNG level 6. open: opening the device and "
-	       "allocating pinned memory for the input, alongside decode; waited: how long climg "
-	       "waited for that after decoding; copy-in: the decoded image into the pinned "
+	       "allocating pinned memory for the input, while the input decodes; waited: how long "
+	       "the open went on after decoding ended; copy-in: the decoded image into the pinned "
 	       "memory; stages: the kernels' device time; total: climg's own clock, from its "
 	       "start to the end of encode; wall: from fork to exit, with process start-up and "
 	       "clean-up.\n\n"
