@@ -57,7 +57,8 @@ static const char usage_text[] =
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
 	"      --time[=json]      print the time of each phase (open, which runs alongside\n"
 	"                         decode; decode, copy-in, build, upload, every stage,\n"
-	"                         download, encode, total) to stderr, as text or JSON\n"
+	"                         download and where it went, encode, total) to stderr,\n"
+	"                         as text or JSON\n"
 	"      --no-cache         compile the kernels from source: neither read nor write the\n"
 	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
 	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
@@ -252,8 +253,9 @@ static void list_stages(void)
 // Opening an OpenCL device takes 20 ms (PoCL) to over 200 ms (NVIDIA's driver), decoding an
 // 8K image 100 ms to 1 s, and neither needs the other. So a second thread decodes the input
 // into plain memory while this one opens the device and, on a device with memory of its
-// own, allocates the pinned memory the input will be uploaded from; the decoded image is
-// then copied there (copy_in), a few ms, and uploads at full speed. A zero-copy device
+// own, allocates the pinned memory the input will be uploaded from (and the output
+// downloaded into); the decoded image is then copied there (copy_in), a few ms, and
+// uploads at full speed. A zero-copy device
 // (PoCL) reads the decoded image in place: no pinned memory, no copy. Every OpenCL call
 // stays on this thread (drivers keep state of their own per thread). The decoder prints
 // nothing; err_set() keeps a message per thread, so the thread hands its message over in
@@ -409,6 +411,18 @@ static const char *transfer_str(char buf[96], double bytes, double ms, bool in_p
 	return buf;
 }
 
+// Where a download that copied went: "" for zero-copy (transfer_str says it all).
+static const char *download_dest(char buf[96], const struct run_times *t)
+{
+	if (t->download_in_place)
+		snprintf(buf, 96, "%s", "");
+	else if (t->download_into_input)
+		snprintf(buf, 96, "  into the input's pinned memory");
+	else
+		snprintf(buf, 96, "  into memory allocated in %.3f ms", t->out_alloc_ms);
+	return buf;
+}
+
 // One line per phase on stderr, or one JSON object. Stage rates count the bytes the stage
 // reads plus those it writes.
 static void time_report(const struct timing *tm, const struct chain *c, bool json)
@@ -419,7 +433,7 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 	double down_bytes = (tm->run.download_in_place ? 0 : (double)geom_bytes(&c->out)) +
 			    (double)c->side_bytes;
 	double total = now_ms() - tm->t0;
-	char rate[96];
+	char rate[96], dest[96];
 	const char *sep = "";
 	if (json) {
 		fprintf(stderr, "{\"device\": %s", tm->on_cpu ? "false" : "true");
@@ -476,23 +490,27 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 		fputs("]", stderr);
 		if (!tm->on_cpu && tm->run.verified)
 			fputs(", \"download_ms\": null, \"download_gbps\": null"
-			      ", \"download_zero_copy\": false, \"verified\": true", stderr);
+			      ", \"download_zero_copy\": false, \"download_into_input\": false"
+			      ", \"out_alloc_ms\": null, \"verified\": true", stderr);
 		else if (!tm->on_cpu)
 			fprintf(stderr, ", \"download_ms\": %.3f, \"download_gbps\": %.2f"
-				", \"download_zero_copy\": %s",
+				", \"download_zero_copy\": %s, \"download_into_input\": %s"
+				", \"out_alloc_ms\": %.3f",
 				tm->run.download_ms, gbps(down_bytes, tm->run.download_ms),
-				tm->run.download_in_place ? "true" : "false");
+				tm->run.download_in_place ? "true" : "false",
+				tm->run.download_into_input ? "true" : "false", tm->run.out_alloc_ms);
 		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", tm->encode_ms, total);
 	} else {
 		if (!tm->on_cpu && tm->run.verified)
 			fprintf(stderr, "climg: time: %-22s %10s    not timed: --verify writes the "
 				"CPU path's output\n", "download", "-");
 		else if (!tm->on_cpu)
-			fprintf(stderr, "climg: time: %-22s %10.3f ms %s\n", "download",
+			fprintf(stderr, "climg: time: %-22s %10.3f ms %s%s\n", "download",
 				tm->run.download_ms,
 				transfer_str(rate, down_bytes, tm->run.download_ms,
 					     tm->run.download_in_place,
-					     "the last stage wrote the output in place"));
+					     "the last stage wrote the output in place"),
+				download_dest(dest, &tm->run));
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "encode", tm->encode_ms);
 		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "total", total);
 	}
@@ -665,7 +683,8 @@ static int run(const struct options *o, struct chain *chain)
 	struct timing tm = { .t0 = now_ms() };
 	struct run_times *times = NULL;
 	struct decode_job dec = { 0 };
-	void *pinned = NULL;
+	void *pinned = NULL, *decoded = NULL;
+	size_t pinned_bytes = 0, reuse_bytes = 0;
 	double open_end;
 
 	// the output format is known from the arguments alone
@@ -738,8 +757,16 @@ static int run(const struct options *o, struct chain *chain)
 	dev = open_device(o, &dev_failed);
 	if (dev && o->time && ocl_profile(dev) < 0)
 		dev_failed = true;
-	if (dev && !dev_failed && !pipeline_zero_copy(dev))
-		pinned = ocl_host_alloc(dev, geom_bytes(&g)); // NULL: uploaded from plain memory
+	if (dev && !dev_failed && !pipeline_zero_copy(dev)) {
+		// One block for the input and, once that is uploaded, the output (pipeline_cl's
+		// reuse_bytes), as large as the larger of the two: allocated here, alongside the
+		// decode, rather than a second block after the stages, which took 17-105 ms for
+		// an 8K image on an H100. --verify downloads no output. NULL: uploaded from plain
+		// memory, and the output gets pinned memory of its own.
+		size_t out_bytes = o->verify ? 0 : geom_bytes(&chain->out);
+		pinned_bytes = geom_bytes(&g) > out_bytes ? geom_bytes(&g) : out_bytes;
+		pinned = ocl_host_alloc(dev, pinned_bytes);
+	}
 	open_end = now_ms();
 	tm.open_ms = open_end - tm.open_ms;
 	decode_join(&dec);
@@ -760,9 +787,16 @@ static int run(const struct options *o, struct chain *chain)
 		copy_in(pinned, in.data, geom_bytes(&g));
 		tm.copy_in_ms = now_ms() - tm.copy_in_ms;
 		tm.copy_in_bytes = geom_bytes(&g);
-		free(in.data);
+		// The output may be downloaded over the input: the CPU path taking over from an
+		// automatically chosen device that fails then needs the decoded image as it was,
+		// so that stays until the device is done; elsewhere it goes now.
+		if (!o->verify && !device_named)
+			decoded = in.data;
+		else
+			free(in.data);
 		in.data = pinned;
 		pinned = NULL;
+		reuse_bytes = o->verify ? 0 : pinned_bytes;
 	}
 
 	if (o->verify) {
@@ -773,7 +807,7 @@ static int run(const struct options *o, struct chain *chain)
 		if (rc != 0)
 			goto fail;
 	} else if (dev) {
-		if (pipeline_cl(chain, dev, &in, &res, times) < 0) {
+		if (pipeline_cl(chain, dev, &in, reuse_bytes, &res, times) < 0) {
 			dev_error = device_named;
 			if (device_named)
 				goto fail;
@@ -781,9 +815,16 @@ static int run(const struct options *o, struct chain *chain)
 			// bytes. One warning line, whatever failed (a build log included).
 			warn("%s; using the CPU path", err_msg());
 			tm.on_cpu = true;
+			if (decoded) {
+				ocl_host_free(dev, in.data);
+				in.data = decoded;
+				decoded = NULL;
+			}
 			if (pipeline_cpu(chain, &in, &res, times) < 0)
 				goto fail;
 		}
+		free(decoded);
+		decoded = NULL;
 	} else if (pipeline_cpu(chain, &in, &res, times) < 0) {
 		goto fail;
 	}
@@ -828,6 +869,7 @@ fail:
 	outfile_abort(out);
 	decode_join(&dec); // a failure while the input was decoding: it must finish first
 	img_reader_close(rd);
+	free(decoded);
 	ocl_host_free(dev, in.data);
 	ocl_host_free(dev, pinned);
 	ocl_host_free(dev, res.data);

@@ -278,15 +278,15 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 // ---- the OpenCL path --------------------------------------------------------------------
 // Two ways to move the image. On a device with memory of its own (a discrete GPU): one
 // upload into device buffer A, the stages ping-pong between A and B, one download into
-// pinned host memory. On a device whose memory is the host's (PoCL; see
-// pipeline_zero_copy()) there are no copies: the decoded input is wrapped read-only and
-// read in place, the last image-writing stage writes straight into the output image's host
-// memory (a wrapper of max_bytes, as earlier stages may write larger images into it), and
-// the stages before it alternate between that and one ordinary buffer, created only when
-// two or more stages write images. Stage j of k image-writing stages (1-based) writes
-// buffer (k - j) % 2, so the last one writes buffer 0, the output. Either way no stage
-// writes the input, so the caller's image stays intact for the CPU path after a device
-// failure.
+// pinned host memory (the input's, where the caller allows: reuse_bytes). On a device
+// whose memory is the host's (PoCL; see pipeline_zero_copy()) there are no copies: the
+// decoded input is wrapped read-only and read in place, the last image-writing stage
+// writes straight into the output image's host memory (a wrapper of max_bytes, as earlier
+// stages may write larger images into it), and the stages before it alternate between
+// that and one ordinary buffer, created only when two or more stages write images. Stage j
+// of k image-writing stages (1-based) writes buffer (k - j) % 2, so the last one writes
+// buffer 0, the output. Either way no stage writes the input, so without reuse_bytes the
+// caller's image stays intact for the CPU path after a device failure.
 
 bool pipeline_zero_copy(const struct ocl *o)
 {
@@ -387,8 +387,10 @@ static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, cons
 	int n = chain_programs(c, programs, 64);
 	double t0 = now_ms();
 	*r = (struct cl_run){ .ocl = o, .g = c->in };
-	if (t)
-		t->upload_in_place = t->download_in_place = false;
+	if (t) {
+		t->upload_in_place = t->download_in_place = t->download_into_input = false;
+		t->out_alloc_ms = 0;
+	}
 	if (ocl_build(o, programs, n) < 0)
 		return -1;
 	if (t)
@@ -441,11 +443,12 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 	return 0;
 }
 
-int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
-		struct run_times *t)
+int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reuse_bytes,
+		struct img *out, struct run_times *t)
 {
 	struct cl_run r;
 	size_t bytes = geom_bytes(&c->out);
+	bool reused = false;
 	int rc = -1;
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
 	for (int i = 0; i < c->n; i++)
@@ -471,9 +474,20 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 		r.host_out = NULL;
 		if (t)
 			t->download_in_place = true;
+	} else if (bytes <= reuse_bytes && !pipeline_zero_copy(o)) {
+		// Into the input's pinned memory, which the device no longer needs: no new pinned
+		// memory to allocate (see pipeline.h).
+		if (ocl_download(o, r.cur, in->data, bytes) < 0)
+			goto fail;
+		reused = true;
+		if (t)
+			t->download_into_input = true;
 	} else {
 		// A copy: from the device, or (zero-copy, no stage wrote an image) of the input.
+		double t0 = now_ms();
 		out->data = host_alloc(o, bytes);
+		if (t)
+			t->out_alloc_ms = now_ms() - t0;
 		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
 			goto fail;
 	}
@@ -481,6 +495,10 @@ int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, stru
 		goto fail;
 	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
+	if (reused) {
+		out->data = in->data;
+		in->data = NULL;
+	}
 	rc = 0;
 fail:
 	cl_release(&r); // before out->data may go: a failed run can leave kernels queued

@@ -68,11 +68,13 @@ int chain_programs(const struct chain *c, const char **programs, int max);
 // Zero-copy (see pipeline_cl) moves no image: then upload_in_place is set and upload_ms is
 // the host time of wrapping the input, and download_in_place is set and download_ms is the
 // device time of the map that hands the output to the host. download_ms includes the side
-// outputs' download either way.
+// outputs' download either way. A download that copies goes into the input's memory
+// (download_into_input, see reuse_bytes) or into memory allocated for it, which took
+// out_alloc_ms of host time.
 struct run_times {
-	double build_ms, upload_ms, download_ms;
+	double build_ms, upload_ms, download_ms, out_alloc_ms;
 	double *stage_ms; // c->n entries, provided by the caller
-	bool upload_in_place, download_in_place; // set by pipeline_cl
+	bool upload_in_place, download_in_place, download_into_input; // set by pipeline_cl
 	bool verified; // set by pipeline_verify: the output is the CPU path's, not downloaded
 };
 
@@ -86,10 +88,15 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 // On a device whose memory is the host's (ocl_host_unified) and unless CLIMG_ZERO_COPY=0,
 // zero-copy instead: the stages read in->data in place (when it is aligned as
 // ocl_wrap_aligned asks; else it is uploaded) and the last stage writes out->data in
-// place. in is never written. out->data is host memory to free with ocl_host_free(o, ...).
-// t may be NULL.
-int pipeline_cl(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
-		struct run_times *t);
+// place. out->data is host memory to free with ocl_host_free(o, ...). t may be NULL.
+// in is not written, unless reuse_bytes is not 0: then in->data must be that many bytes of
+// ocl_host_alloc memory, and where the output fits in them and no zero-copy, the image is
+// downloaded there (the device no longer needs the input once uploaded), which saves
+// allocating pinned memory for the output (17-105 ms for an 8K image on an H100). On
+// success out->data then takes in->data and in->data becomes NULL; on failure in->data
+// stays the caller's, its bytes undefined.
+int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reuse_bytes,
+		struct img *out, struct run_times *t);
 
 // Whether pipeline_cl on o copies nothing (see above): the device's memory is the host's,
 // and CLIMG_ZERO_COPY does not say 0 (for comparisons and for drivers that misbehave).

@@ -92,6 +92,19 @@ expect_stderr "--time: open alongside decode" '^climg: time: open +[0-9.]+ ms  a
 expect_stderr "--time: copy-in after decode" '^climg: time: copy-in +[0-9.]+ ms +[0-9.]+ GB/s  into pinned memory$'
 check "--time: copy-in comes after decode" sh -c "grep -A1 '^climg: time: decode ' '$T/err' | grep -q '^climg: time: copy-in '"
 check "copying transfers give the CPU bytes" sh -c "'$CLIMG' --cpu '$D/in-640x480-3.png' grey -o '$D/tc0.png' && cmp '$D/tc.png' '$D/tc0.png'"
+# the output is downloaded into the input's pinned memory, allocated during the open with
+# room for the larger of the two: for grey (a third of the input) and for rotate:30 (a
+# larger canvas) alike, and no memory is allocated for it afterwards
+expect_stderr "--time: the output into the input's pinned memory" \
+	"^climg: time: download +[0-9.]+ ms +[0-9.]+ GB/s  into the input's pinned memory\$"
+expect_exit 0 "--time=json, copying transfers" env CLIMG_ZERO_COPY=0 "$CLIMG" "$D/in-640x480-3.png" grey --time=json -o "$D/tc.png"
+expect_stderr "--time=json: the output into the input's memory, nothing allocated" \
+	'"download_zero_copy": false, "download_into_input": true, "out_alloc_ms": 0.000, "encode_ms"'
+check "into the input's memory: the CPU bytes" cmp "$D/tc.png" "$D/tc0.png"
+expect_exit 0 "--time=json, copying transfers, a larger output" env CLIMG_ZERO_COPY=0 "$CLIMG" "$D/in-640x480-3.png" rotate:30 --time=json -o "$D/tl.png"
+expect_stderr "--time=json: a larger output into the input's memory too" \
+	'"download_zero_copy": false, "download_into_input": true, "out_alloc_ms": 0.000, "encode_ms"'
+check "a larger output into the input's memory: the CPU bytes" sh -c "'$CLIMG' --cpu '$D/in-640x480-3.png' rotate:30 -o '$D/tl0.png' && cmp '$D/tl.png' '$D/tl0.png'"
 "$CLIMG" --cpu "$D/in-640x480-3.png" grey rotate:90 -o "$D/t0.png"
 check "device --time gives the CPU bytes" cmp "$D/t.png" "$D/t0.png"
 # with --verify: the device's stage times (not 0), and no download time, as the output
@@ -105,4 +118,4 @@ expect_stderr "--verify --time: the download is not timed" "^climg: time: downlo
 check "--verify --time gives the CPU bytes" cmp "$D/tv.png" "$D/t0.png"
 expect_exit 0 "--time=json with --verify" "$CLIMG" "$D/in-640x480-3.png" grey --time=json --verify -o "$D/tv.png"
 check_not "--verify --time=json: the stage's time is not 0" grep -q '"ms": 0\.0*,' "$T/err"
-expect_stderr "--verify --time=json: download null, verified" '"stages": \[\{"stage": "grey", "ms": [0-9.]+, .*"download_ms": null, "download_gbps": null, "download_zero_copy": false, "verified": true, "encode_ms"'
+expect_stderr "--verify --time=json: download null, verified" '"stages": \[\{"stage": "grey", "ms": [0-9.]+, .*"download_ms": null, "download_gbps": null, "download_zero_copy": false, "download_into_input": false, "out_alloc_ms": null, "verified": true, "encode_ms"'

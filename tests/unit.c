@@ -1361,7 +1361,10 @@ static void test_messages(void)
 // memory is aligned for zero-copy (ocl_wrap_alloc; read in place on a device whose memory
 // is the host's, pinned elsewhere) or not (plain memory one byte off: uploaded), the image
 // and the side outputs equal the CPU path's, the input is never written, and run_times
-// says which transfers were left out.
+// says which transfers were left out. Then with reuse_bytes on pinned input memory of the
+// input's size and of room for the output too: the same bytes, and the output takes the
+// input's memory exactly where it fits and the run is not zero-copy; elsewhere the input
+// is intact and stays the caller's.
 static void test_pipeline_cl(void)
 {
 	static const char *const chains[][6] = {
@@ -1418,7 +1421,7 @@ static void test_pipeline_cl(void)
 			memcpy(in.data, ref, sizeof ref);
 			if (c.side_bytes)
 				memset(c.side, 0xee, c.side_bytes);
-			rc = pipeline_cl(&c, o, &in, &out, &t);
+			rc = pipeline_cl(&c, o, &in, false, &out, &t);
 			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: runs", chains[k][0],
 				 n > 1 ? "..." : "", a ? "unaligned" : "aligned");
 			CHECK(name, rc == 0);
@@ -1440,6 +1443,38 @@ static void test_pipeline_cl(void)
 								    !(env && !strcmp(env, "0")) &&
 								    writers > 0));
 			ocl_host_free(o, out.data);
+		}
+		for (int room = 0; room < 2; room++) {
+			// the input's size, then room for a larger output
+			size_t cap = room ? geom_bytes(&c.out) : sizeof ref;
+			if (room && cap <= sizeof ref)
+				continue;
+			struct img out = { 0 }, pin = { 13, 7, 3, ocl_host_alloc(o, cap) };
+			uint8_t *mem = pin.data;
+			bool zero_copy = ocl_host_unified(o) && !(env && !strcmp(env, "0"));
+			bool fits = geom_bytes(&c.out) <= cap;
+			int rc = -1;
+			if (mem) {
+				memcpy(mem, ref, sizeof ref);
+				if (c.side_bytes)
+					memset(c.side, 0xee, c.side_bytes);
+				rc = pipeline_cl(&c, o, &pin, cap, &out, NULL);
+			}
+			snprintf(name, sizeof name, "pipeline_cl %s%s, reuse_bytes %zu: the CPU bytes",
+				 chains[k][0], n > 1 ? "..." : "", cap);
+			CHECK(name, rc == 0 && img_is(&out, cpu.w, cpu.h, cpu.ch, cpu.data) &&
+					    (!c.side_bytes || !memcmp(c.side, cpu_side, c.side_bytes)));
+			snprintf(name, sizeof name, "pipeline_cl %s%s, reuse_bytes %zu: %s",
+				 chains[k][0], n > 1 ? "..." : "", cap,
+				 fits && !zero_copy ? "the output in the input's memory"
+						    : "input intact and the caller's");
+			if (fits && !zero_copy)
+				CHECK(name, rc == 0 && out.data == mem && !pin.data);
+			else
+				CHECK(name, rc == 0 && out.data != mem && pin.data == mem &&
+						    !memcmp(mem, ref, sizeof ref));
+			ocl_host_free(o, out.data);
+			ocl_host_free(o, pin.data);
 		}
 		free(cpu.data);
 		chain_free(&c);
