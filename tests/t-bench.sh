@@ -39,11 +39,12 @@ done
 # Output sizes in the table are the stages' own: rotate:90 turns 61x37 into 37x61.
 check "bench rotate:90 output size" grep -q '^| `rotate:90` | RGB | 37x61x3 | 0.0 |' "$T/bench.md"
 check "bench grey output size" grep -q '^| `grey` | RGB | 61x37x1 |' "$T/bench.md"
-# The whole commands ran climg with --time=json and give ten numbers; climg's total and
+# The whole commands ran climg with --time=json and give twelve numbers; climg's total and
 # the wall clock (OpenCL start-up included) are at least a millisecond.
-check "bench timed whole commands" grep -Eq '^\| `climg in\.jpg grey -o out\.jpg` \|( [0-9.]+ \|){9}( [1-9][0-9]*\.[0-9] \|){2}$' "$T/bench.md"
-check "bench timed a PNG chain" grep -Eq '^\| `climg in\.png grey rotate:90 transpose -o out\.jpg` \|( [0-9.]+ \|){9}( [1-9][0-9]*\.[0-9] \|){2}$' "$T/bench.md"
+check "bench timed whole commands" grep -Eq '^\| `climg in\.jpg grey -o out\.jpg` \|( [0-9.]+ \|){10}( [1-9][0-9]*\.[0-9] \|){2}$' "$T/bench.md"
+check "bench timed a PNG chain" grep -Eq '^\| `climg in\.png grey rotate:90 transpose -o out\.jpg` \|( [0-9.]+ \|){10}( [1-9][0-9]*\.[0-9] \|){2}$' "$T/bench.md"
 check "bench's whole commands have open, waited and copy-in columns" grep -q '^| command | open | waited | decode | copy-in | build |' "$T/bench.md"
+check "bench's whole commands have an out alloc column before download" grep -q '| stages | out alloc | download | encode |' "$T/bench.md"
 check "bench ends with its wall time" sh -c "tail -n 1 '$T/bench.md' | grep -Eq '^Benchmark wall time: [0-9.]+ s'"
 check "bench leaves no temporary directory" sh -c "! ls -d '$T'/climg-bench.* 2>/dev/null"
 

@@ -136,8 +136,8 @@ static const struct cli_chain {
 };
 #define NCHAINS (sizeof chains / sizeof chains[0])
 
-enum { PH_OPEN, PH_WAIT, PH_DECODE, PH_COPY_IN, PH_BUILD, PH_UPLOAD, PH_STAGES, PH_DOWNLOAD,
-       PH_ENCODE, PH_TOTAL, PH_WALL, PH_N };
+enum { PH_OPEN, PH_WAIT, PH_DECODE, PH_COPY_IN, PH_BUILD, PH_UPLOAD, PH_STAGES, PH_OUT_ALLOC,
+       PH_DOWNLOAD, PH_ENCODE, PH_TOTAL, PH_WALL, PH_N };
 
 // tools/bench-opencv.py's operations, what climg's side of each is (a row of rows[] by token
 // and image, or the pinned upload / download when token is NULL), and the label.
@@ -768,6 +768,7 @@ static int bench_chain(struct bench *b, const char *dir, size_t k)
 		ph[PH_BUILD][run] = json_num(json, "build_ms");
 		ph[PH_UPLOAD][run] = json_num(json, "upload_ms");
 		ph[PH_STAGES][run] = json_stages_ms(json);
+		ph[PH_OUT_ALLOC][run] = json_num(json, "out_alloc_ms");
 		ph[PH_DOWNLOAD][run] = json_num(json, "download_ms");
 		ph[PH_ENCODE][run] = json_num(json, "encode_ms");
 		ph[PH_TOTAL][run] = json_num(json, "total_ms");
@@ -1051,14 +1052,15 @@ static void report_chains(const struct bench *b)
 		return;
 	printf("## Whole commands (`%s ... --time=json`, median of %d runs, ms)\n\n"
 	       "The RGB image as JPEG quality 90 and PNG level 6. open: opening the device and "
-	       "allocating pinned memory for the input, while the input decodes; waited: how long "
-	       "the open went on after decoding ended; copy-in: the decoded image into the pinned "
-	       "memory; stages: the kernels' device time; total: climg's own clock, from its "
-	       "start to the end of encode; wall: from fork to exit, with process start-up and "
-	       "clean-up.\n\n"
-	       "| command | open | waited | decode | copy-in | build | upload | stages | download "
-	       "| encode | total | wall |\n"
-	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+	       "allocating pinned memory for the input and output, while the input decodes; "
+	       "waited: how long the open went on after decoding ended; copy-in: the decoded "
+	       "image into the pinned memory; stages: the kernels' device time; out alloc: "
+	       "allocating host memory for the output (0 where it went into the input's pinned "
+	       "memory, or zero-copy); total: climg's own clock, from its start to the end of "
+	       "encode; wall: from fork to exit, with process start-up and clean-up.\n\n"
+	       "| command | open | waited | decode | copy-in | build | upload | stages | out alloc "
+	       "| download | encode | total | wall |\n"
+	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
 	       b->opt->climg, CHAIN_RUNS);
 	for (size_t k = 0; k < NCHAINS; k++) {
 		if (!b->chain[k].done)
