@@ -255,11 +255,10 @@ static void list_stages(void)
 // into plain memory while this one opens the device and, on a device with memory of its
 // own, allocates the pinned memory the input will be uploaded from (and the output
 // downloaded into); the decoded image is then copied there (copy_in), a few ms, and
-// uploads at full speed. A zero-copy device
-// (PoCL) reads the decoded image in place: no pinned memory, no copy. Every OpenCL call
-// stays on this thread (drivers keep state of their own per thread). The decoder prints
-// nothing; err_set() keeps a message per thread, so the thread hands its message over in
-// msg.
+// uploads at full speed. A zero-copy device (PoCL) reads the decoded image in place: no
+// pinned memory, no copy. Every OpenCL call stays on this thread (drivers keep state of
+// their own per thread). The decoder prints nothing; err_set() keeps a message per
+// thread, so the thread hands its message over in msg.
 struct decode_job {
 	struct img_reader *rd;
 	void *dst;
@@ -415,7 +414,7 @@ static const char *transfer_str(char buf[96], double bytes, double ms, bool in_p
 static const char *download_dest(char buf[96], const struct run_times *t)
 {
 	if (t->download_in_place)
-		snprintf(buf, 96, "%s", "");
+		buf[0] = '\0';
 	else if (t->download_into_input)
 		snprintf(buf, 96, "  into the input's pinned memory");
 	else
