@@ -56,9 +56,9 @@ static const char usage_text[] =
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
 	"      --time[=json]      print the time of each phase (open, which runs alongside\n"
-	"                         decode; decode, copy-in, build, upload, every stage,\n"
-	"                         download and where it went, encode, total) to stderr,\n"
-	"                         as text or JSON\n"
+	"                         decode; decode and its strips, copy-in, build, upload,\n"
+	"                         every stage, download and where it went, encode, total)\n"
+	"                         to stderr, as text or JSON\n"
 	"      --no-cache         compile the kernels from source: neither read nor write the\n"
 	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
 	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
@@ -383,6 +383,7 @@ struct timing {
 	double open_wait_ms; // of that, the time waited for it after decoding
 	bool opened;         // a device was looked for (not --cpu): open_ms is reported
 	double decode_ms, encode_ms;
+	int decode_strips;   // strips the input decoded in at once (img_reader_strips)
 	double copy_in_ms;   // copying the decoded image into pinned memory
 	size_t copy_in_bytes; // 0: no copy (no device, zero-copy, or no pinned memory)
 	struct run_times run;
@@ -439,7 +440,8 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 		if (tm->opened)
 			fprintf(stderr, ", \"open_ms\": %.3f, \"open_wait_ms\": %.3f", tm->open_ms,
 				tm->open_wait_ms);
-		fprintf(stderr, ", \"decode_ms\": %.3f", tm->decode_ms);
+		fprintf(stderr, ", \"decode_ms\": %.3f, \"decode_strips\": %d", tm->decode_ms,
+			tm->decode_strips);
 		if (tm->opened)
 			fprintf(stderr, ", \"copy_in_ms\": %.3f, \"copy_in_gbps\": %.2f",
 				tm->copy_in_ms, gbps((double)tm->copy_in_bytes, tm->copy_in_ms));
@@ -454,7 +456,11 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 		if (tm->opened)
 			fprintf(stderr, "climg: time: %-22s %10.3f ms  alongside decode, then waited "
 				"%.3f ms\n", "open", tm->open_ms, tm->open_wait_ms);
-		fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
+		if (tm->decode_strips > 1)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms  in %d strips at once\n",
+				"decode", tm->decode_ms, tm->decode_strips);
+		else
+			fprintf(stderr, "climg: time: %-22s %10.3f ms\n", "decode", tm->decode_ms);
 		if (tm->copy_in_bytes)
 			fprintf(stderr, "climg: time: %-22s %10.3f ms %9.2f GB/s  into pinned memory\n",
 				"copy-in", tm->copy_in_ms,
@@ -770,6 +776,7 @@ static int run(const struct options *o, struct chain *chain)
 	tm.open_ms = open_end - tm.open_ms;
 	decode_join(&dec);
 	tm.decode_ms = dec.ms;
+	tm.decode_strips = img_reader_strips(rd);
 	tm.open_wait_ms = open_end > dec.end ? open_end - dec.end : 0;
 	if (dev_failed) // a device error before a decode error, as when it was opened first
 		goto fail;

@@ -290,10 +290,15 @@ static void test_filters(void)
 
 // ---- JPEG in strips -------------------------------------------------------------------
 
-// libjpeg's own encoding of im (alpha dropped) with restart_in_rows MCU rows per restart
-// interval (0: none), as climg's settings; malloc'd into *out. 0 / -1.
-static int jpeg_reference(const struct img *im, int quality, int restart_rows, uint8_t **out,
-			  size_t *len)
+// libjpeg's own encoding of im (alpha dropped) with climg's settings and restart_rows MCU
+// rows per restart interval (0: none), or else restart_mcus MCUs; luma sampled h x v (0:
+// libjpeg's default, 2 x 2) and chroma 1 x 1; progressive when asked. malloc'd into *out.
+struct jpeg_opts {
+	int quality, restart_rows, restart_mcus, h, v, progressive;
+};
+
+static int jpeg_encode_with(const struct img *im, const struct jpeg_opts *jo, uint8_t **out,
+			    size_t *len)
 {
 	struct jpeg_compress_struct c;
 	struct jpeg_error_mgr e;
@@ -310,10 +315,18 @@ static int jpeg_reference(const struct img *im, int quality, int restart_rows, u
 	c.input_components = oc;
 	c.in_color_space = oc == 3 ? JCS_RGB : JCS_GRAYSCALE;
 	jpeg_set_defaults(&c);
-	jpeg_set_quality(&c, quality, TRUE);
+	jpeg_set_quality(&c, jo->quality, TRUE);
 	c.dct_method = JDCT_ISLOW;
 	c.optimize_coding = FALSE;
-	c.restart_in_rows = restart_rows;
+	c.restart_in_rows = jo->restart_rows;
+	if (!jo->restart_rows)
+		c.restart_interval = (unsigned)jo->restart_mcus;
+	if (jo->h && oc == 3) {
+		c.comp_info[0].h_samp_factor = jo->h;
+		c.comp_info[0].v_samp_factor = jo->v;
+	}
+	if (jo->progressive)
+		jpeg_simple_progression(&c);
 	jpeg_start_compress(&c, TRUE);
 	while (c.next_scanline < c.image_height) {
 		const uint8_t *src = im->data + (size_t)c.next_scanline * im->w * im->ch;
@@ -335,6 +348,103 @@ static int jpeg_reference(const struct img *im, int quality, int restart_rows, u
 	*len = n;
 	free(buf);
 	return 0;
+}
+
+// The same with restart_in_rows only, as io_jpeg_encode plans its strips.
+static int jpeg_reference(const struct img *im, int quality, int restart_rows, uint8_t **out,
+			  size_t *len)
+{
+	return jpeg_encode_with(im, &(struct jpeg_opts){ quality, restart_rows, 0, 0, 0, 0 }, out,
+				len);
+}
+
+// libjpeg's decoding of a whole file in one piece, as climg asks for it (accurate integer
+// IDCT, grey or RGB out): the reference for decoding in strips. 0 / -1.
+static int jpeg_plain_decode(const uint8_t *data, size_t len, int ch, uint8_t *dst)
+{
+	struct jpeg_decompress_struct c;
+	struct jpeg_error_mgr e;
+
+	c.err = jpeg_std_error(&e);
+	jpeg_create_decompress(&c);
+	jpeg_mem_src(&c, data, (unsigned long)len);
+	jpeg_read_header(&c, TRUE);
+	c.out_color_space = ch == 1 ? JCS_GRAYSCALE : JCS_RGB;
+	c.dct_method = JDCT_ISLOW;
+	jpeg_start_decompress(&c);
+	while (c.output_scanline < c.output_height) {
+		JSAMPROW row = dst + (size_t)c.output_scanline * c.output_width * (size_t)ch;
+		jpeg_read_scanlines(&c, &row, 1);
+	}
+	jpeg_finish_decompress(&c);
+	jpeg_destroy_decompress(&c);
+	return e.num_warnings ? -1 : 0;
+}
+
+// Decoding in strips (src/io/jpeg.c, 4 threads here): the bytes of libjpeg's decoding in
+// one piece for every sampling and restart layout, and in strips exactly where the
+// restart markers fall at the starts of MCU rows and there are at least 4 intervals.
+static void test_jpeg_decode_strips(void)
+{
+	static const struct {
+		int w, h, ch;
+		struct jpeg_opts o;
+		int split; // decoded in more than one strip
+	} cases[] = {
+	    {1037, 611, 3, {85, 1, 0, 0, 0, 0}, 1}, // 4:2:0, 16-row intervals
+	    {1037, 611, 3, {85, 3, 0, 0, 0, 0}, 1}, // 48-row intervals, the last 35 rows
+	    {1037, 611, 3, {85, 2, 0, 1, 1, 0}, 1}, // 4:4:4, 16-row intervals of 8-row MCUs
+	    {1037, 611, 3, {85, 1, 0, 2, 1, 0}, 1}, // 4:2:2
+	    {1037, 611, 3, {85, 1, 0, 1, 2, 0}, 1}, // 4:4:0
+	    {999, 457, 1, {85, 1, 0, 0, 0, 0}, 1},  // grey, 8-row intervals
+	    {999, 457, 1, {85, 5, 0, 0, 0, 0}, 1},  // grey, 40-row intervals
+	    {33, 2000, 3, {70, 1, 0, 0, 0, 0}, 1},  // narrow: 3 MCUs a row
+	    {1037, 611, 3, {85, 0, 7, 0, 0, 0}, 0}, // intervals of 7 MCUs: not at row starts
+	    {1037, 611, 3, {85, 0, 0, 0, 0, 0}, 0}, // no restart markers
+	    {1037, 611, 3, {85, 1, 0, 0, 0, 1}, 0}, // progressive
+	    {1037, 48, 3, {85, 1, 0, 0, 0, 0}, 0},  // 3 intervals: too few to split
+	    {1037, 64, 3, {85, 1, 0, 0, 0, 0}, 1},  // 4 intervals: 2 strips
+	};
+	char name[160];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct img im = {cases[i].w, cases[i].h, cases[i].ch, NULL};
+		uint8_t *file = NULL, *ref = NULL, *got = NULL;
+		size_t n = 0, k;
+		struct io_limits lim = {(uint64_t)1 << 30, (uint64_t)1 << 30};
+		struct img_reader *r = NULL;
+		int same = 0, strips = 0;
+
+		im.data = malloc(img_bytes(&im));
+		ref = malloc(img_bytes(&im));
+		got = malloc(img_bytes(&im));
+		if (!im.data || !ref || !got)
+			break;
+		for (k = 0; k < img_bytes(&im); k++) // smooth with some noise: real coding
+			im.data[k] = (uint8_t)((k / 3 % 997) / 4 + (k * 7 / 1000) % 64 + (rng() >> 29));
+		if (jpeg_encode_with(&im, &cases[i].o, &file, &n) == 0 &&
+		    jpeg_plain_decode(file, n, im.ch, ref) == 0 &&
+		    (r = img_reader_open_mem("strips.jpg", file, n, &lim)) &&
+		    img_reader_decode(r, got) == 0) {
+			same = memcmp(ref, got, img_bytes(&im)) == 0;
+			strips = img_reader_strips(r);
+		}
+		snprintf(name, sizeof(name),
+			 "jpeg decode: %dx%dx%d, sampling %dx%d, restart rows %d / MCUs %d%s: the "
+			 "bytes of one piece, %s",
+			 im.w, im.h, im.ch, cases[i].o.h, cases[i].o.v, cases[i].o.restart_rows,
+			 cases[i].o.restart_mcus, cases[i].o.progressive ? ", progressive" : "",
+			 cases[i].split ? "in strips" : "in one piece");
+		CHECK(name, same && (cases[i].split ? strips > 1 : strips == 1));
+		if (!same || (cases[i].split ? strips <= 1 : strips != 1))
+			printf("  same %d, strips %d%s%s\n", same, strips, r ? "" : ": ",
+			       r ? "" : err_msg());
+		img_reader_close(r);
+		free(file);
+		free(ref);
+		free(got);
+		free(im.data);
+	}
 }
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -410,8 +520,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: codec SCRATCHDIR\n");
 		return 2;
 	}
+	setenv("CLIMG_THREADS", "4", 1); // for every check: par_threads() reads it once
 	test_deflate();
 	test_filters();
 	test_jpeg_strips(argv[1]);
+	test_jpeg_decode_strips();
 	return failures ? 1 : 0;
 }

@@ -124,3 +124,47 @@ check "codec: a jpeg in strips decodes within 4 of the source (got $cd_md)" test
 "$CLIMG" --cpu "$cd_d/small.png" -o "$cd_d/small.jpg"
 check_not "codec: a one-strip jpeg has no restart markers" \
 	sh -c 'od -An -tx1 -v "$1" | tr -d " \n" | grep -q ffdd0004' sh "$cd_d/small.jpg"
+
+# ---- JPEG decoded in strips ------------------------------------------------------------
+# A JPEG whose restart markers fall at the starts of MCU rows (climg's own, above) decodes
+# in strips on several threads (tests/codec checks the bytes for every sampling): the
+# bytes of one thread, and --time says how many strips; a damaged one gives the exit
+# status and message it gives on one thread.
+"$IMGTOOL" make 1000 6000 3 photo:4 "$cd_d/long.png"
+"$CLIMG" --cpu "$cd_d/long.png" -o "$cd_d/long.jpg"
+expect_exit 0 "codec: jpeg decoded on 1 thread" env CLIMG_THREADS=1 "$CLIMG" --cpu \
+	"$cd_d/long.jpg" --png-level 1 --time=json -o "$cd_d/d1.png"
+expect_stderr "codec: --time=json, 1 thread: in one piece" '"decode_strips": 1,'
+expect_exit 0 "codec: jpeg decoded on 4 threads" env CLIMG_THREADS=4 "$CLIMG" --cpu \
+	"$cd_d/long.jpg" --png-level 1 --time=json -o "$cd_d/d4.png"
+# 1000x6000 in strips of 1040 rows (65 MCU rows): 6 restart intervals, 3 strips of 2
+expect_stderr "codec: --time=json, 4 threads: 3 strips" '"decode_strips": 3,'
+check "codec: jpeg in strips: the bytes of one thread" cmp "$cd_d/d1.png" "$cd_d/d4.png"
+expect_exit 0 "codec: --time, 4 threads" env CLIMG_THREADS=4 "$CLIMG" --cpu "$cd_d/long.jpg" \
+	--time -o "$cd_d/d4.jpg"
+expect_stderr "codec: --time says the strips" '^climg: time: decode +[0-9.]+ ms  in 3 strips at once$'
+cd_n=$(wc -c <"$cd_d/long.jpg")
+head -c $((cd_n * 3 / 5)) "$cd_d/long.jpg" >"$cd_d/cut.jpg"
+cp "$cd_d/long.jpg" "$cd_d/bad.jpg"
+printf '\377\320\377\320climg' | dd of="$cd_d/bad.jpg" bs=1 seek=$((cd_n / 2)) conv=notrunc 2>/dev/null
+# stuffed 0xFF bytes keep the restart markers in place but are no Huffman code: the strip
+# that holds them fails, and the file is decoded in one piece for its message
+cp "$cd_d/long.jpg" "$cd_d/huff.jpg"
+printf '\377\000\377\000\377\000\377\000' | dd of="$cd_d/huff.jpg" bs=1 seek=$((cd_n / 2)) conv=notrunc 2>/dev/null
+# bytes with no marker among them decode, as noise, alike on any thread count
+cp "$cd_d/long.jpg" "$cd_d/noise.jpg"
+printf 'climg noise' | dd of="$cd_d/noise.jpg" bs=1 seek=$((cd_n / 2)) conv=notrunc 2>/dev/null
+expect_exit 0 "codec: jpeg with noise, 1 thread" env CLIMG_THREADS=1 "$CLIMG" --cpu "$cd_d/noise.jpg" --png-level 1 -o "$cd_d/noise1.png"
+expect_exit 0 "codec: jpeg with noise, 4 threads" env CLIMG_THREADS=4 "$CLIMG" --cpu "$cd_d/noise.jpg" --png-level 1 -o "$cd_d/noise4.png"
+check "codec: jpeg with noise: the bytes of one thread" cmp "$cd_d/noise1.png" "$cd_d/noise4.png"
+check_not "codec: jpeg with noise: not the undamaged bytes" cmp -s "$cd_d/noise1.png" "$cd_d/d1.png"
+for cd_f in cut bad huff; do
+	CLIMG_THREADS=1 "$CLIMG" --cpu "$cd_d/$cd_f.jpg" -o "$cd_d/${cd_f}1.png" >/dev/null 2>"$cd_d/e1"
+	cd_rc1=$?
+	CLIMG_THREADS=4 "$CLIMG" --cpu "$cd_d/$cd_f.jpg" -o "$cd_d/${cd_f}4.png" >/dev/null 2>"$cd_d/e4"
+	cd_rc4=$?
+	check "codec: damaged jpeg ($cd_f): an error (exit $cd_rc1)" test "$cd_rc1" = 1
+	check "codec: damaged jpeg ($cd_f): 4 threads exit as 1 does" test "$cd_rc4" = "$cd_rc1"
+	check "codec: damaged jpeg ($cd_f): 4 threads say what 1 says" cmp "$cd_d/e1" "$cd_d/e4"
+	check_not "codec: damaged jpeg ($cd_f): no output" test -e "$cd_d/${cd_f}4.png"
+done

@@ -80,7 +80,7 @@ done
 # the phases come in the order they ran, open first; and the same in JSON
 check "device --time: open is the first line" sh -c "head -n 1 '$T/err' | grep -q '^climg: time: open '"
 expect_exit 0 "--time=json on the device" "$CLIMG" "$D/in-640x480-3.png" grey --time=json -o "$D/tj.png"
-expect_stderr "device --time=json: open_ms first" '^\{"device": true, "open_ms": [0-9.]+, "open_wait_ms": [0-9.]+, "decode_ms": [0-9.]+, "copy_in_ms": [0-9.]+, "copy_in_gbps": [0-9.]+, "build_ms"'
+expect_stderr "device --time=json: open_ms first" '^\{"device": true, "open_ms": [0-9.]+, "open_wait_ms": [0-9.]+, "decode_ms": [0-9.]+, "decode_strips": [0-9]+, "copy_in_ms": [0-9.]+, "copy_in_gbps": [0-9.]+, "build_ms"'
 # the device opens while the input decodes (on a second thread, started just before): the
 # open went on after decoding no longer than the open took (5 ms for the thread's start),
 # and the decoded image was copied into pinned memory unless the device reads it in place

@@ -21,6 +21,7 @@ struct img_reader {
 	struct geom g;
 	struct io_limits lim;
 	int done;    // decode was called (data and state are gone)
+	int strips;  // strips decode ran in on separate threads (1: in one piece)
 	void *state; // per-format decoder state
 	int (*decode)(struct img_reader *r, uint8_t *dst);
 	void (*release)(struct img_reader *r);

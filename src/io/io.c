@@ -264,6 +264,11 @@ enum img_format img_reader_format(const struct img_reader *r)
 	return r->fmt;
 }
 
+int img_reader_strips(const struct img_reader *r)
+{
+	return r->strips;
+}
+
 // Frees the decoder state and the input bytes, which are not needed after decoding.
 static void reader_release(struct img_reader *r)
 {
@@ -283,6 +288,7 @@ int img_reader_decode(struct img_reader *r, uint8_t *dst)
 	if (r->done)
 		return err_set("%s: the image was already decoded", r->name);
 	r->done = 1;
+	r->strips = 1;
 	rc = r->decode(r, dst);
 	reader_release(r);
 	return rc;

@@ -43,6 +43,11 @@ enum img_format img_reader_format(const struct img_reader *r);
 // image (PNG's IEND, JPEG's EOI, the BMP or PNM pixel data) are ignored.
 int img_reader_decode(struct img_reader *r, uint8_t *dst);
 
+// How many strips img_reader_decode decoded at once, on separate threads: 1 unless the
+// input is a JPEG with restart markers at the starts of MCU rows (src/io/jpeg.c); 0 before
+// decoding.
+int img_reader_strips(const struct img_reader *r);
+
 // NULL-safe.
 void img_reader_close(struct img_reader *r);
 
