@@ -144,6 +144,13 @@ expect_exit 0 "codec: --time, 4 threads" env CLIMG_THREADS=4 "$CLIMG" --cpu "$cd
 	--time -o "$cd_d/d4.jpg"
 expect_stderr "codec: --time says the strips" '^climg: time: decode +[0-9.]+ ms  in 3 strips at once$'
 cd_n=$(wc -c <"$cd_d/long.jpg")
+# another marker (a comment) between the last interval and the end of the image: read whole
+head -c $((cd_n - 2)) "$cd_d/long.jpg" >"$cd_d/com.jpg"
+printf '\377\376\000\002\377\331' >>"$cd_d/com.jpg"
+expect_exit 0 "codec: a comment after the last interval" env CLIMG_THREADS=4 "$CLIMG" --cpu \
+	"$cd_d/com.jpg" --png-level 1 --time=json -o "$cd_d/com.png"
+expect_stderr "codec: a comment after the last interval: in one piece" '"decode_strips": 1,'
+check "codec: a comment after the last interval: the same pixels" cmp "$cd_d/com.png" "$cd_d/d1.png"
 head -c $((cd_n * 3 / 5)) "$cd_d/long.jpg" >"$cd_d/cut.jpg"
 cp "$cd_d/long.jpg" "$cd_d/bad.jpg"
 printf '\377\320\377\320climg' | dd of="$cd_d/bad.jpg" bs=1 seek=$((cd_n / 2)) conv=notrunc 2>/dev/null

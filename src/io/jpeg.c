@@ -223,7 +223,8 @@ static int split_find(struct jpeg_split *sp, const struct jpeg_decompress_struct
 	sp->end = malloc((size_t)sp->nint * sizeof *sp->end);
 	if (!sp->start || !sp->end)
 		return 0;
-	// the intervals: RST0..RST7 in turn between them, any other marker ends the scan
+	// the intervals: RST0..RST7 in turn between them, and the end-of-image marker after
+	// the last (any other marker, such as another scan's, and the file is read whole)
 	sp->start[0] = sp->head;
 	for (k = sp->head; k < size; k++) {
 		const uint8_t *ff = memchr(d + k, 0xFF, size - k);
@@ -234,7 +235,7 @@ static int split_find(struct jpeg_split *sp, const struct jpeg_decompress_struct
 			continue; // a stuffed byte; fill before a marker
 		if (d[k + 1] < 0xD0 || d[k + 1] > 0xD7) {
 			sp->end[n++] = k;
-			return n == sp->nint;
+			return n == sp->nint && d[k + 1] == 0xD9;
 		}
 		if (d[k + 1] != 0xD0 + n % 8 || n + 1 >= sp->nint)
 			return 0;
