@@ -251,14 +251,14 @@ static void list_stages(void)
 
 // ---- decoding while the device opens --------------------------------------------------------
 // Opening an OpenCL device takes 20 ms (PoCL) to over 200 ms (NVIDIA's driver), decoding an
-// 8K image 100 ms to 1 s, and neither needs the other. So a second thread decodes the input
-// into plain memory while this one opens the device and, on a device with memory of its
-// own, allocates the pinned memory the input will be uploaded from (and the output
-// downloaded into); the decoded image is then copied there (copy_in), a few ms, and
-// uploads at full speed. A zero-copy device (PoCL) reads the decoded image in place: no
-// pinned memory, no copy. Every OpenCL call stays on this thread (drivers keep state of
-// their own per thread). The decoder prints nothing; err_set() keeps a message per
-// thread, so the thread hands its message over in msg.
+// 8K image 50 ms (a JPEG in strips) to 1 s, and neither needs the other. So a second
+// thread decodes the input into plain memory while this one opens the device and, on a
+// device with memory of its own, allocates the pinned memory the input will be uploaded
+// from (and the output downloaded into); the decoded image is then copied there
+// (copy_in), a few ms, and uploads at full speed. A zero-copy device (PoCL) reads the
+// decoded image in place: no pinned memory, no copy. Every OpenCL call stays on this
+// thread (drivers keep state of their own per thread). The decoder prints nothing;
+// err_set() keeps a message per thread, so the thread hands its message over in msg.
 struct decode_job {
 	struct img_reader *rd;
 	void *dst;
