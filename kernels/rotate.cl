@@ -234,8 +234,41 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
 	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
-// The tile kernel around PIXEL, for images of CH channels.
-#define ROTATE_MAP(NAME, PIXEL, CH)                                                      \
+// The source column and row of output pixel (x, y) as the pixel functions work them out:
+// the nearest pixel, or (bilinear) the first of the 2 x 2 taps.
+int2 rotate_src(int x, int y, int W, int H, int ow, int oh, int C, int S, bool bilinear)
+{
+	MAP_UV();
+	if (bilinear)
+		return (int2)((int)((uint)((U + (1 << 22)) >> 23) >> 8) - BIAS_PX,
+			      (int)((uint)((V + (1 << 22)) >> 23) >> 8) - BIAS_PX);
+	return (int2)((int)((U + ONE) >> 31) - BIAS_PX, (int)((V + ONE) >> 31) - BIAS_PX);
+}
+
+// Whether every output pixel of the tile at (x0, y0) is the background pixel: each of its
+// taps (bilinear: the source pixel and the next column and row) lies past one side of the
+// input. The source position is an affine function of x and y rounded down, so over the
+// tile it is largest and smallest at the corners; the test takes the whole tile past one
+// side, which is where the background of a rotated canvas lies (its corners), and may
+// answer no for a tile that is all background across two sides. Every tap outside gives
+// the background exactly, alpha or not (see the pixel functions).
+bool rotate_tile_outside(int x0, int y0, int W, int H, int ow, int oh, int C, int S,
+			 bool bilinear)
+{
+	int x1 = min(x0 + ROTATE_TILE, ow) - 1, y1 = min(y0 + ROTATE_TILE, oh) - 1;
+	int2 a = rotate_src(x0, y0, W, H, ow, oh, C, S, bilinear);
+	int2 b = rotate_src(x1, y0, W, H, ow, oh, C, S, bilinear);
+	int2 c = rotate_src(x0, y1, W, H, ow, oh, C, S, bilinear);
+	int2 d = rotate_src(x1, y1, W, H, ow, oh, C, S, bilinear);
+	int2 lo = min(min(a, b), min(c, d)), hi = max(max(a, b), max(c, d)) + (int)bilinear;
+	return hi.x < 0 || lo.x >= W || hi.y < 0 || lo.y >= H;
+}
+
+// The tile kernel around PIXEL, for images of CH channels. A tile that is all background
+// (rotate_tile_outside: the same answer for every item of the group) skips the mapping and
+// the local memory and stores the background pixel: on an 8K rotation by 30 degrees about
+// half of the canvas.
+#define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR)                                            \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY, 1)))               \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
 	  int C, int S, uint bg, int T, int trans)                                       \
@@ -243,38 +276,41 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 	__local uint tile[ROTATE_TILE][ROTATE_TILE + 1]; /* rows padded by one word */  \
 	int lx = get_local_id(0), ly = get_local_id(1);                                  \
 	int x0 = get_group_id(0) * ROTATE_TILE, y0 = get_group_id(1) * ROTATE_TILE;     \
-	int sh = (lx * T) >> 16;                                                        \
-	uint px[ROTATE_TILE / ROTATE_RY];                                                \
-	_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {           \
-		int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);                  \
-		int x = x0 + (trans ? b : lx), y = y0 + (trans ? lx : b);               \
-		MAP_UV();                                                               \
-		px[j] = PIXEL(in, W, H, CH, bg, U, V);                                  \
+	bool outside = rotate_tile_outside(x0, y0, W, H, ow, oh, C, S, BILINEAR);       \
+	if (!outside) {                                                                 \
+		int sh = (lx * T) >> 16;                                                \
+		uint px[ROTATE_TILE / ROTATE_RY];                                        \
+		_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {   \
+			int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);          \
+			int x = x0 + (trans ? b : lx), y = y0 + (trans ? lx : b);       \
+			MAP_UV();                                                       \
+			px[j] = PIXEL(in, W, H, CH, bg, U, V);                          \
+		}                                                                       \
+		_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {   \
+			int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);          \
+			if (trans)                                                      \
+				tile[lx][b] = px[j];                                    \
+			else                                                            \
+				tile[b][lx] = px[j];                                    \
+		}                                                                       \
+		barrier(CLK_LOCAL_MEM_FENCE); /* outside is the same for the group */   \
 	}                                                                               \
-	_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {           \
-		int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);                  \
-		if (trans)                                                              \
-			tile[lx][b] = px[j];                                            \
-		else                                                                    \
-			tile[b][lx] = px[j];                                            \
-	}                                                                               \
-	barrier(CLK_LOCAL_MEM_FENCE);                                                   \
 	int x = x0 + lx;                                                                \
 	for (int r = ly; r < ROTATE_TILE && x < ow && y0 + r < oh; r += ROTATE_RY) {    \
-		uint p = tile[r][lx];                                                   \
+		uint p = outside ? bg : tile[r][lx];                                    \
 		__global uchar *d = out + ((size_t)(y0 + r) * ow + x) * CH;             \
 		_Pragma("unroll") for (int c = 0; c < CH; c++)                          \
 			d[c] = (uchar)(p >> (8 * c));                                   \
 	}                                                                               \
 }
-ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1)
-ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2)
-ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3)
-ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4)
-ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1)
-ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2)
-ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3)
-ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4)
+ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false)
+ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false)
+ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false)
+ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false)
+ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true)
+ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true)
+ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true)
+ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true)
 
 // For CPU devices (kernels/cpu.clh), and for inputs of 2^31 bytes or more: one output pixel a
 // work-item, taps read only where they are inside the input. On PoCL (8K, rotate:30) the tile
