@@ -169,7 +169,7 @@ build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c FORCE
 lib-objs: $(LIB_OBJ)
 
 fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool
-	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool sh tests/fuzz/make-seeds.sh build-fuzz/seeds
+	CLIMG=$(abspath $(OUT)climg) IMGTOOL=$(OUT)tests/imgtool sh tests/fuzz/make-seeds.sh build-fuzz/seeds
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build-fuzz/corpus/$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \

@@ -11,7 +11,7 @@
 //   imgtool [OPTIONS] dump A                    pixels as text, one line per row
 //   imgtool [OPTIONS] pngvariant KIND OUT       PNGs climg does not write (see below)
 //   imgtool [OPTIONS] jpegvariant KIND OUT      cmyk, progressive, baseline, arith, 12bit,
-//                                               scans:N (see below)
+//                                               restart, restart-grey, scans:N (see below)
 //   imgtool [OPTIONS] bmpvariant KIND OUT       pal8, pal4, pal1, topdown, rgb565, rle8
 //   imgtool [OPTIONS] rawpng KIND OUT           hand-made PNGs: huge-header, bomb,
 //                                               palette-oob (see below)
@@ -846,6 +846,9 @@ static int scan_script(jpeg_scan_info *scans, int n)
 //   arith        the baseline file's coefficients, arithmetic-coded: decodes to the
 //                same pixels
 //   12bit        the baseline file with its frame header claiming 12-bit samples
+//   restart      sequential, 32x64, a restart marker every MCU row: 4 intervals, which
+//                climg decodes in strips (src/io/jpeg.c)
+//   restart-grey the same, grey, 32x32 (8-row MCUs)
 //   scans:N[:WxH] a progressive grey file of exactly N scans; up to 704 every scan is a
 //                valid step of the progression, beyond that the last scan is repeated
 static int cmd_jpegvariant(char **av)
@@ -859,6 +862,7 @@ static int cmd_jpegvariant(char **av)
 	const char *kind = av[0];
 	int cmyk = strcmp(kind, "cmyk") == 0, arith = strcmp(kind, "arith") == 0;
 	int prog = strcmp(kind, "progressive") == 0, bits12 = strcmp(kind, "12bit") == 0;
+	int restart = strncmp(kind, "restart", 7) == 0;
 	long long nscans = 0;
 	int y, rc;
 
@@ -874,6 +878,10 @@ static int cmd_jpegvariant(char **av)
 		    w > 65535 || h > 65535)
 			return err_set("jpegvariant scans:N[:WxH] needs 64 <= N <= 100000");
 		im = (struct img){(int)w, (int)h, 1, NULL};
+	} else if (strcmp(kind, "restart") == 0) {
+		im = (struct img){32, 64, 3, NULL};
+	} else if (strcmp(kind, "restart-grey") == 0) {
+		im = (struct img){32, 32, 1, NULL};
 	} else if (!cmyk && !arith && !prog && !bits12 && strcmp(kind, "baseline") != 0) {
 		return err_set("unknown jpeg variant '%s'", kind);
 	}
@@ -896,6 +904,7 @@ static int cmd_jpegvariant(char **av)
 	jpeg_set_quality(&cinfo, 95, TRUE);
 	cinfo.dct_method = JDCT_ISLOW;
 	cinfo.arith_code = arith;
+	cinfo.restart_in_rows = restart;
 	if (prog)
 		jpeg_simple_progression(&cinfo);
 	if (nscans) {

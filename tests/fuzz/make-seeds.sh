@@ -28,7 +28,7 @@ for k in grey16 rgba16 palette palette-trns palette2 grey1 grey2 grey4 grey-trns
 	rgb-trns interlaced interlaced-ga16; do
 	"$IMGTOOL" pngvariant "$k" "$d/$k.png"
 done
-for k in progressive baseline arith 12bit cmyk scans:70; do
+for k in progressive baseline arith 12bit cmyk scans:70 restart restart-grey; do
 	"$IMGTOOL" jpegvariant "$k" "$d/$(echo "$k" | tr ':' '-').jpg"
 done
 for k in pal8 pal4 pal1 topdown rgb565 rle8; do
