@@ -133,6 +133,19 @@ ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
 #define ROTATE_TILE 32
 #define ROTATE_RY 4
 
+// U or V of the mapping (MAP_UV) as a source position: the nearest pixel (nearest
+// sampling), or the position in 1/256 pixel (bilinear: the first tap is (u >> 8) - BIAS_PX,
+// the weights' fraction u & 255). Every kernel below rounds through these.
+int rotate_nearest_src(long U)
+{
+	return (int)((U + ONE) >> 31) - BIAS_PX;
+}
+
+uint rotate_fix8(long U)
+{
+	return (uint)((U + (1 << 22)) >> 23);
+}
+
 // Byte offsets in the input (W x H x ch, less than 2^31 bytes) of the source pixel (sx, sy) and
 // of the three to its right and below, with ok[k] set where the pixel is inside the input
 // (offset 0 where it is not).
@@ -158,7 +171,7 @@ void rotate_taps(int sx, int sy, int W, int H, int ch, uint off[4], bool ok[4])
 // The output pixel at U, V (MAP_UV), packed as bg is, for each way of sampling.
 uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, long U, long V)
 {
-	int sx = (int)((U + ONE) >> 31) - BIAS_PX, sy = (int)((V + ONE) >> 31) - BIAS_PX;
+	int sx = rotate_nearest_src(U), sy = rotate_nearest_src(V);
 	uint off[4];
 	bool ok[4];
 	rotate_taps(sx, sy, W, H, ch, off, ok); // only the first tap is used
@@ -179,7 +192,7 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 
 // Bilinear weights and taps at U, V.
 #define ROTATE_BILINEAR_TAPS()                                                           \
-	uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23);       \
+	uint u = rotate_fix8(U), v = rotate_fix8(V);                                    \
 	uint fx = u & 255, fy = v & 255;                                                \
 	uint w[4] = { (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy }; \
 	uint off[4];                                                                    \
@@ -240,9 +253,9 @@ int2 rotate_src(int x, int y, int W, int H, int ow, int oh, int C, int S, bool b
 {
 	MAP_UV();
 	if (bilinear)
-		return (int2)((int)((uint)((U + (1 << 22)) >> 23) >> 8) - BIAS_PX,
-			      (int)((uint)((V + (1 << 22)) >> 23) >> 8) - BIAS_PX);
-	return (int2)((int)((U + ONE) >> 31) - BIAS_PX, (int)((V + ONE) >> 31) - BIAS_PX);
+		return (int2)((int)(rotate_fix8(U) >> 8) - BIAS_PX,
+			      (int)(rotate_fix8(V) >> 8) - BIAS_PX);
+	return (int2)(rotate_nearest_src(U), rotate_nearest_src(V));
 }
 
 // Whether every output pixel of the tile at (x0, y0) is the background pixel: each of its
@@ -326,7 +339,7 @@ __kernel void rotate_nearest_cpu(__global const uchar *in, __global uchar *out, 
 	if (x >= ow || y >= oh)
 		return;
 	MAP_UV();
-	int sx = (int)((U + ONE) >> 31) - BIAS_PX, sy = (int)((V + ONE) >> 31) - BIAS_PX;
+	int sx = rotate_nearest_src(U), sy = rotate_nearest_src(V);
 	__global uchar *d = out + ((size_t)y * ow + x) * ch;
 	if (sx >= 0 && sx < W && sy >= 0 && sy < H) {
 		__global const uchar *s = in + ((size_t)sy * W + sx) * ch;
@@ -351,7 +364,7 @@ __kernel void rotate_bilinear_cpu(__global const uchar *in, __global uchar *out,
 	if (x >= ow || y >= oh)
 		return;
 	MAP_UV();
-	uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23);
+	uint u = rotate_fix8(U), v = rotate_fix8(V);
 	int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;
 	uint fx = u & 255, fy = v & 255;
 	uint w[4] = { (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy };
@@ -403,7 +416,7 @@ __kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H, 
 	if (x >= ow || y >= oh)                                                         \
 		return;                                                                 \
 	MAP_UV();                                                                       \
-	uint u = (uint)((U + (1 << 22)) >> 23), v = (uint)((V + (1 << 22)) >> 23);       \
+	uint u = rotate_fix8(U), v = rotate_fix8(V);                                    \
 	int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;                  \
 	uint fx = u & 255, fy = v & 255;                                                \
 	uint w0 = (256 - fx) * (256 - fy), w1 = fx * (256 - fy), w2 = (256 - fx) * fy,   \
