@@ -110,49 +110,58 @@ ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
 // ow x oh is the output; C, S = round(2^30 cos A), round(2^30 sin A); bg holds the background
 // pixel, channel c in bits 8c..8c+7.
 //
-// For GPUs: a work-group of (ROTATE_TILE, ROTATE_RY) items makes a ROTATE_TILE-square tile of
-// the output, N = ROTATE_TILE / ROTATE_RY pixels an item. Item (lx, ly) makes, for j < N,
+// For GPUs: a work-group of (ROTATE_TILE, RY) items makes a ROTATE_TILE-square tile of the
+// output, N = ROTATE_TILE / RY pixels an item (RY = ROTATE_RY(ch): 2 rows of items for one
+// channel, 4 for more). Item (lx, ly) makes, for j < N,
 //   the tile's pixel (column lx, row b), or (column b, row lx) with trans, where
-//   b = (ly + ROTATE_RY j + sh) mod ROTATE_TILE,  sh = (lx T) >> 16,
+//   b = (ly + RY j + sh) mod ROTATE_TILE,  sh = (lx T) >> 16,
 //   T = 2^16 S / C, or 2^16 C / S with trans (the host sets trans when |S| > |C|),
 // so that the items of a row of the group work on pixels whose source positions lie along one
 // input row, and each load touches few cache lines. T only orders the work: any T gives
-// the same pixels. The pixels go through local memory, in rows padded by one word, and
-// leave a tile row at a time. Every pixel's taps are loaded before any is used (a tap
-// outside the input reads the input's first pixel and is replaced by the background), so an
-// item's loads are in flight together. Tap offsets are 32-bit: the host uses these kernels
-// for inputs of less than 2^31 bytes, and the per-pixel kernels below for larger ones.
+// the same pixels. An item steps its source position along b in 32-bit arithmetic
+// (rotate_line), exactly. The pixels go through local memory, in rows padded by one word,
+// and leave as whole words (rotate_store_tile). Every pixel's taps are loaded before any is
+// used (a tap outside the input reads the input's first pixel and is replaced by the
+// background), so an item's loads are in flight together; in a tile whose taps all lie
+// inside the input (rotate_tile_class), the checks are left out. Tap offsets are 32-bit: the
+// host uses these kernels for inputs of less than 2^31 bytes, and the per-pixel kernels
+// below for larger ones.
 // Measured on an H100 (docs/BENCHMARKS.md, fifth session): the padded rows ran 1-10% faster
 // than rows stored skewed (rotated by their index, no bank conflicts on either side, more
 // index arithmetic); reading the taps at unsigned offsets made one channel 4-15% faster and
 // three channels 5-14% slower than signed ones, so ROTATE_TAP picks by the channel count.
+// The thirteenth session's section there measures the stepping, the inside tiles, the word
+// stores and RY.
 
 #define BIAS_PX (1 << 17)
 #define BIAS ((long)1 << 48)
 #define ONE ((long)1 << 30)
 #define ROTATE_TILE 32
-#define ROTATE_RY 4
+#define ROTATE_RY(ch) ((ch) == 1 ? 2 : 4)
 
-// U or V of the mapping (MAP_UV) as a source position: the nearest pixel (nearest
-// sampling), or the position in 1/256 pixel (bilinear: the first tap is (u >> 8) - BIAS_PX,
-// the weights' fraction u & 255). Every kernel below rounds through these.
-int rotate_nearest_src(long U)
+// The mapping's rounding, in one place. U or V (MAP_UV) becomes a source position in 1/256
+// pixel, q = floor((U + R) / 2^23): bilinear, R = 2^22 rounds it to the nearest 1/256 (the
+// first tap is rotate_q_px(q), the weights' fraction q & 255); nearest, R = 2^30 makes
+// rotate_q_px(q) the nearest pixel. Every kernel below rounds through these.
+#define ROTATE_R(bilinear) ((bilinear) ? (long)1 << 22 : ONE)
+
+uint rotate_q(long U, bool bilinear)
 {
-	return (int)((U + ONE) >> 31) - BIAS_PX;
+	return (uint)((U + ROTATE_R(bilinear)) >> 23);
 }
 
-uint rotate_fix8(long U)
+int rotate_q_px(uint q)
 {
-	return (uint)((U + (1 << 22)) >> 23);
+	return (int)(q >> 8) - BIAS_PX;
 }
 
 // Byte offsets in the input (W x H x ch, less than 2^31 bytes) of the source pixel (sx, sy) and
 // of the three to its right and below, with ok[k] set where the pixel is inside the input
-// (offset 0 where it is not).
-void rotate_taps(int sx, int sy, int W, int H, int ch, uint off[4], bool ok[4])
+// (offset 0 where it is not). inside: the caller knows all four are (the checks fold away).
+void rotate_taps(int sx, int sy, int W, int H, int ch, bool inside, uint off[4], bool ok[4])
 {
-	bool x0 = (uint)sx < (uint)W, x1 = (uint)(sx + 1) < (uint)W;
-	bool y0 = (uint)sy < (uint)H, y1 = (uint)(sy + 1) < (uint)H;
+	bool x0 = inside || (uint)sx < (uint)W, x1 = inside || (uint)(sx + 1) < (uint)W;
+	bool y0 = inside || (uint)sy < (uint)H, y1 = inside || (uint)(sy + 1) < (uint)H;
 	uint rowb = (uint)(W * ch), o = (uint)sy * rowb + (uint)(sx * ch); // wraps only when unused
 	ok[0] = x0 && y0;
 	ok[1] = x1 && y0;
@@ -168,13 +177,15 @@ void rotate_taps(int sx, int sy, int W, int H, int ch, uint off[4], bool ok[4])
 // unsigned offset for one channel and a signed one for more (see the top of this section).
 #define ROTATE_TAP(in, o, c, ch) ((ch) == 1 ? (in)[(o) + (c)] : (in)[as_int(o) + (c)])
 
-// The output pixel at U, V (MAP_UV), packed as bg is, for each way of sampling.
-uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, long U, long V)
+// The output pixel at source position (u, v) (rotate_q of U and V), packed as bg is, for
+// each way of sampling; inside as for rotate_taps.
+uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, uint u, uint v,
+		       bool inside)
 {
-	int sx = rotate_nearest_src(U), sy = rotate_nearest_src(V);
 	uint off[4];
 	bool ok[4];
-	rotate_taps(sx, sy, W, H, ch, off, ok); // only the first tap is used
+	// only the first tap is used
+	rotate_taps(rotate_q_px(u), rotate_q_px(v), W, H, ch, inside, off, ok);
 	// 2 and 4 channels: the pixel in one aligned load (the input starts a buffer), 11-20%
 	// faster on an H100 than byte by byte; for bilinear it made no difference, and 3
 	// channels read as two words were slower (docs/BENCHMARKS.md, fifth session)
@@ -190,17 +201,17 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 	return r;
 }
 
-// Bilinear weights and taps at U, V.
+// Bilinear weights and taps at u, v.
 #define ROTATE_BILINEAR_TAPS()                                                           \
-	uint u = rotate_fix8(U), v = rotate_fix8(V);                                    \
 	uint fx = u & 255, fy = v & 255;                                                \
 	uint w[4] = { (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy }; \
 	uint off[4];                                                                    \
 	bool ok[4];                                                                     \
-	rotate_taps((int)(u >> 8) - BIAS_PX, (int)(v >> 8) - BIAS_PX, W, H, ch, off, ok)
+	rotate_taps(rotate_q_px(u), rotate_q_px(v), W, H, ch, inside, off, ok)
 
 // Without alpha (1 and 3 channels): every channel (sum w p + 2^15) >> 16.
-uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg, long U, long V)
+uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg, uint u, uint v,
+			bool inside)
 {
 	ROTATE_BILINEAR_TAPS();
 	uint r = 0;
@@ -216,8 +227,8 @@ uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg,
 }
 
 // With alpha (2 and 4 channels, alpha last): colour weighted by alpha.
-uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, uint bg, long U,
-			      long V)
+uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, uint bg, uint u,
+			      uint v, bool inside)
 {
 	ROTATE_BILINEAR_TAPS();
 	uint D = 0, wa[4], ba = (bg >> (8 * (ch - 1))) & 255;
@@ -252,69 +263,164 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 int2 rotate_src(int x, int y, int W, int H, int ow, int oh, int C, int S, bool bilinear)
 {
 	MAP_UV();
-	if (bilinear)
-		return (int2)((int)(rotate_fix8(U) >> 8) - BIAS_PX,
-			      (int)(rotate_fix8(V) >> 8) - BIAS_PX);
-	return (int2)(rotate_nearest_src(U), rotate_nearest_src(V));
+	return (int2)(rotate_q_px(rotate_q(U, bilinear)), rotate_q_px(rotate_q(V, bilinear)));
 }
 
-// Whether every output pixel of the tile at (x0, y0) is the background pixel: each of its
-// taps (bilinear: the source pixel and the next column and row) lies past one side of the
-// input. The source position is an affine function of x and y rounded down, so over the
-// tile it is largest and smallest at the corners; the test takes the whole tile past one
-// side, which is where the background of a rotated canvas lies (its corners), and may
-// answer no for a tile that is all background across two sides. Every tap outside gives
-// the background exactly, alpha or not (see the pixel functions).
-bool rotate_tile_outside(int x0, int y0, int W, int H, int ow, int oh, int C, int S,
-			 bool bilinear)
+// Where the taps of the tile at (x0, y0) lie (bilinear: the source pixel and the next column
+// and row): ROTATE_OUTSIDE, every tap of every pixel past one side of the input, so every
+// pixel is the background pixel; ROTATE_INSIDE, every tap inside; else ROTATE_EDGE. The
+// source position is an affine function of x and y rounded down, so over the tile it is
+// largest and smallest at the corners. OUTSIDE takes the whole tile past one side, which is
+// where the background of a rotated canvas lies (its corners); a tile that is all background
+// across two sides is EDGE. Every tap outside gives the background exactly, alpha or not (see
+// the pixel functions). The corners are the whole tile's, past the output's edge too: the
+// items make those pixels as well (and do not store them), and INSIDE reads their taps
+// unchecked.
+enum { ROTATE_OUTSIDE, ROTATE_INSIDE, ROTATE_EDGE };
+int rotate_tile_class(int x0, int y0, int W, int H, int ow, int oh, int C, int S, bool bilinear)
 {
-	int x1 = min(x0 + ROTATE_TILE, ow) - 1, y1 = min(y0 + ROTATE_TILE, oh) - 1;
+	int x1 = x0 + ROTATE_TILE - 1, y1 = y0 + ROTATE_TILE - 1;
 	int2 a = rotate_src(x0, y0, W, H, ow, oh, C, S, bilinear);
 	int2 b = rotate_src(x1, y0, W, H, ow, oh, C, S, bilinear);
 	int2 c = rotate_src(x0, y1, W, H, ow, oh, C, S, bilinear);
 	int2 d = rotate_src(x1, y1, W, H, ow, oh, C, S, bilinear);
 	int2 lo = min(min(a, b), min(c, d)), hi = max(max(a, b), max(c, d)) + (int)bilinear;
-	return hi.x < 0 || lo.x >= W || hi.y < 0 || lo.y >= H;
+	if (hi.x < 0 || lo.x >= W || hi.y < 0 || lo.y >= H)
+		return ROTATE_OUTSIDE;
+	if (lo.x >= 0 && lo.y >= 0 && hi.x < W && hi.y < H)
+		return ROTATE_INSIDE;
+	return ROTATE_EDGE;
+}
+
+// rotate_q along a line of the tile, in 32-bit arithmetic: q(b) = floor(G(b) / 2^23) for
+// G(b) = G0 + ea lx + eb b (G0 = U + R at the tile's corner, ea and eb the steps of U across
+// and along the item's line), as a + qb b + ((r + rb b) >> 23), where G0 + ea lx = a 2^23 + r
+// and eb = qb 2^23 + rb with 0 <= r, rb < 2^23: exact, and r + rb b < 2^28 for b < 32.
+typedef struct {
+	int a, r, qb, rb;
+} rotate_line;
+
+rotate_line rotate_line_at(long G0, long ea, long eb, int lx)
+{
+	long G = G0 + ea * lx;
+	rotate_line l = { (int)(G >> 23), (int)(G & 0x7fffff), (int)(eb >> 23),
+			  (int)(eb & 0x7fffff) };
+	return l;
+}
+
+uint rotate_line_q(rotate_line l, int b)
+{
+	return (uint)(l.a + l.qb * b + ((l.r + l.rb * b) >> 23));
+}
+
+// The tile's pixels (or, outside, the background pixel) to the output as whole aligned words,
+// RY rows of items. Where a row of the output is whole words (ow ch a multiple of 4) so is
+// every row of a whole tile; else a tile row's first and last words, which it shares with its
+// neighbours, are stored byte by byte. The pixels (and bg) have their bits past 8 ch clear.
+// Measured on an H100 against one item storing a pixel's bytes one by one: 8K rotate:30,
+// bilinear, RGB 12% and grey 36% less time (docs/BENCHMARKS.md, thirteenth session).
+void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1], bool outside,
+		       uint bg, int x0, int y0, int ow, int oh, int ch, int ry)
+{
+	int n = min(ROTATE_TILE, ow - x0) * ch; // bytes of a tile row
+	int i0 = get_local_id(1) * ROTATE_TILE + get_local_id(0);
+	if ((ow * ch) % 4 == 0 && n == ROTATE_TILE * ch) {
+		const int nw = ROTATE_TILE * ch / 4; // words of a row
+		for (int i = i0; i < ROTATE_TILE * nw; i += ROTATE_TILE * ry) {
+			int r = i / nw, w = i - r * nw;
+			if (y0 + r >= oh)
+				break;
+			uint word;
+			if (ch == 1) {
+				word = outside ? bg * 0x01010101u :
+				       tile[r][4 * w] | tile[r][4 * w + 1] << 8 |
+					       tile[r][4 * w + 2] << 16 | tile[r][4 * w + 3] << 24;
+			} else if (ch == 2) {
+				word = outside ? bg | bg << 16 :
+						 tile[r][2 * w] | tile[r][2 * w + 1] << 16;
+			} else if (ch == 3) {
+				// bytes k.. of pixel p, then of pixel p + 1
+				int p = 4 * w / 3, k = 4 * w - 3 * p;
+				uint a = outside ? bg : tile[r][p];
+				uint b = outside ? bg : tile[r][p + 1];
+				word = a >> (8 * k) | b << (8 * (3 - k));
+			} else {
+				word = outside ? bg : tile[r][w];
+			}
+			((__global uint *)(out + ((size_t)(y0 + r) * ow + x0) * ch))[w] = word;
+		}
+		return;
+	}
+	// the words a tile row touches, and the pixels a word does
+	int nw = ROTATE_TILE * ch / 4 + 1, np = ch == 1 ? 4 : ch == 2 ? 3 : 2;
+	for (int i = i0; i < ROTATE_TILE * nw; i += ROTATE_TILE * ry) {
+		int r = i / nw, w = i - r * nw;
+		if (y0 + r >= oh)
+			break;
+		size_t s = ((size_t)(y0 + r) * ow + x0) * ch; // the row's first byte
+		int t = 4 * w - (int)(s & 3);                  // the word's first byte, from s
+		if (t >= n)
+			continue;
+		int p = (t + 4 * ch) / ch - 4, k = t - p * ch; // t is byte k of pixel p
+		ulong q = 0;
+		for (int j = 0; j < np; j++)
+			q |= (ulong)(outside ? bg : tile[r][clamp(p + j, 0, ROTATE_TILE - 1)])
+			     << (8 * ch * j);
+		uint word = (uint)(q >> (8 * k));
+		__global uchar *d = out + s + t;
+		if (t >= 0 && t + 4 <= n)
+			*(__global uint *)d = word;
+		else
+			for (int j = 0; j < 4; j++)
+				if (t + j >= 0 && t + j < n)
+					d[j] = (uchar)(word >> (8 * j));
+	}
 }
 
 // The tile kernel around PIXEL, for images of CH channels. A tile that is all background
-// (rotate_tile_outside: the same answer for every item of the group) skips the mapping and
-// the local memory and stores the background pixel: on an 8K rotation by 30 degrees about
-// half of the canvas.
+// skips the mapping and the local memory and stores the background pixel: on an 8K
+// rotation by 30 degrees about half of the canvas. rotate_tile_class gives the same answer
+// for every item of the group.
 #define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR)                                            \
-__kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY, 1)))               \
+__kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY(CH), 1)))           \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
 	  int C, int S, uint bg, int T, int trans)                                       \
 {                                                                                       \
+	const int RY = ROTATE_RY(CH), N = ROTATE_TILE / ROTATE_RY(CH);                   \
 	__local uint tile[ROTATE_TILE][ROTATE_TILE + 1]; /* rows padded by one word */  \
 	int lx = get_local_id(0), ly = get_local_id(1);                                  \
 	int x0 = get_group_id(0) * ROTATE_TILE, y0 = get_group_id(1) * ROTATE_TILE;     \
-	bool outside = rotate_tile_outside(x0, y0, W, H, ow, oh, C, S, BILINEAR);       \
-	if (!outside) {                                                                 \
-		int sh = (lx * T) >> 16;                                                \
-		uint px[ROTATE_TILE / ROTATE_RY];                                        \
-		_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {   \
-			int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);          \
-			int x = x0 + (trans ? b : lx), y = y0 + (trans ? lx : b);       \
-			MAP_UV();                                                       \
-			px[j] = PIXEL(in, W, H, CH, bg, U, V);                          \
-		}                                                                       \
-		_Pragma("unroll") for (int j = 0; j < ROTATE_TILE / ROTATE_RY; j++) {   \
-			int b = (ly + ROTATE_RY * j + sh) & (ROTATE_TILE - 1);          \
+	int where = rotate_tile_class(x0, y0, W, H, ow, oh, C, S, BILINEAR);            \
+	bg &= CH == 4 ? 0xffffffffu : (1u << (8 * CH)) - 1;                             \
+	if (where != ROTATE_OUTSIDE) {                                                  \
+		int x = x0, y = y0, sh = (lx * T) >> 16;                                \
+		MAP_UV();                                                               \
+		long c2 = 2 * (long)C, s2 = 2 * (long)S, R = ROTATE_R(BILINEAR);        \
+		rotate_line lu = rotate_line_at(U + R, trans ? s2 : c2, trans ? c2 : s2, lx); \
+		rotate_line lv = rotate_line_at(V + R, trans ? c2 : -s2, trans ? -s2 : c2, lx); \
+		uint px[ROTATE_TILE / ROTATE_RY(CH)];                                    \
+		if (where == ROTATE_INSIDE)                                             \
+			_Pragma("unroll") for (int j = 0; j < N; j++) {                  \
+				int b = (ly + RY * j + sh) & (ROTATE_TILE - 1);         \
+				px[j] = PIXEL(in, W, H, CH, bg, rotate_line_q(lu, b),   \
+					      rotate_line_q(lv, b), true);              \
+			}                                                               \
+		else                                                                    \
+			_Pragma("unroll") for (int j = 0; j < N; j++) {                  \
+				int b = (ly + RY * j + sh) & (ROTATE_TILE - 1);         \
+				px[j] = PIXEL(in, W, H, CH, bg, rotate_line_q(lu, b),   \
+					      rotate_line_q(lv, b), false);             \
+			}                                                               \
+		_Pragma("unroll") for (int j = 0; j < N; j++) {                          \
+			int b = (ly + RY * j + sh) & (ROTATE_TILE - 1);                 \
 			if (trans)                                                      \
 				tile[lx][b] = px[j];                                    \
 			else                                                            \
 				tile[b][lx] = px[j];                                    \
 		}                                                                       \
-		barrier(CLK_LOCAL_MEM_FENCE); /* outside is the same for the group */   \
+		barrier(CLK_LOCAL_MEM_FENCE); /* where is the same for the group */     \
 	}                                                                               \
-	int x = x0 + lx;                                                                \
-	for (int r = ly; r < ROTATE_TILE && x < ow && y0 + r < oh; r += ROTATE_RY) {    \
-		uint p = outside ? bg : tile[r][lx];                                    \
-		__global uchar *d = out + ((size_t)(y0 + r) * ow + x) * CH;             \
-		_Pragma("unroll") for (int c = 0; c < CH; c++)                          \
-			d[c] = (uchar)(p >> (8 * c));                                   \
-	}                                                                               \
+	rotate_store_tile(out, tile, where == ROTATE_OUTSIDE, bg, x0, y0, ow, oh, CH, RY); \
 }
 ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false)
 ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false)
@@ -339,7 +445,7 @@ __kernel void rotate_nearest_cpu(__global const uchar *in, __global uchar *out, 
 	if (x >= ow || y >= oh)
 		return;
 	MAP_UV();
-	int sx = rotate_nearest_src(U), sy = rotate_nearest_src(V);
+	int sx = rotate_q_px(rotate_q(U, false)), sy = rotate_q_px(rotate_q(V, false));
 	__global uchar *d = out + ((size_t)y * ow + x) * ch;
 	if (sx >= 0 && sx < W && sy >= 0 && sy < H) {
 		__global const uchar *s = in + ((size_t)sy * W + sx) * ch;
@@ -364,8 +470,8 @@ __kernel void rotate_bilinear_cpu(__global const uchar *in, __global uchar *out,
 	if (x >= ow || y >= oh)
 		return;
 	MAP_UV();
-	uint u = rotate_fix8(U), v = rotate_fix8(V);
-	int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;
+	uint u = rotate_q(U, true), v = rotate_q(V, true);
+	int sx = rotate_q_px(u), sy = rotate_q_px(v);
 	uint fx = u & 255, fy = v & 255;
 	uint w[4] = { (256 - fx) * (256 - fy), fx * (256 - fy), (256 - fx) * fy, fx * fy };
 	bool ok[4];
@@ -416,8 +522,8 @@ __kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H, 
 	if (x >= ow || y >= oh)                                                         \
 		return;                                                                 \
 	MAP_UV();                                                                       \
-	uint u = rotate_fix8(U), v = rotate_fix8(V);                                    \
-	int sx = (int)(u >> 8) - BIAS_PX, sy = (int)(v >> 8) - BIAS_PX;                  \
+	uint u = rotate_q(U, true), v = rotate_q(V, true);                                  \
+	int sx = rotate_q_px(u), sy = rotate_q_px(v);                \
 	uint fx = u & 255, fy = v & 255;                                                \
 	uint w0 = (256 - fx) * (256 - fy), w1 = fx * (256 - fy), w2 = (256 - fx) * fy,   \
 	     w3 = fx * fy;                                                              \

@@ -335,8 +335,9 @@ static struct rotate_map map_of(const struct rotate_params *p, int ch)
 
 // Pixels a work-item of rotate_180_cpu_cN reverses; keep in step with kernels/rotate.cl.
 #define ROTATE_180_CPU_PX 16384
-// The mapping kernels' tile and work-group, ROTATE_TILE x ROTATE_RY items; keep in step too.
-enum { ROTATE_TILE = 32, ROTATE_RY = 4 };
+// The mapping kernels' tile and work-group, ROTATE_TILE x ROTATE_RY(ch) items; keep in step too.
+enum { ROTATE_TILE = 32 };
+#define ROTATE_RY(ch) ((ch) == 1 ? 2 : 4)
 
 static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
 {
@@ -429,8 +430,8 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	bool trans = llabs(m.s) > llabs(m.c);
 	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
 	size_t tw = up_div((size_t)c->gout.w, ROTATE_TILE), th = up_div((size_t)c->gout.h, ROTATE_TILE);
-	return ocl_run(c->ocl, "rotate", kernel[m.bilinear][ch], tw * ROTATE_TILE, th * ROTATE_RY,
-		       ROTATE_TILE, ROTATE_RY,
+	return ocl_run(c->ocl, "rotate", kernel[m.bilinear][ch], tw * ROTATE_TILE,
+		       th * ROTATE_RY(ch), ROTATE_TILE, ROTATE_RY(ch),
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(c->gout.w),
 					   OCL_INT(c->gout.h), OCL_INT(m.c), OCL_INT(m.s),
