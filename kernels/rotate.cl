@@ -282,14 +282,6 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
 	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
-// The source column and row of output pixel (x, y) as the pixel functions work them out:
-// the nearest pixel, or (bilinear) the first of the 2 x 2 taps.
-int2 rotate_src(int x, int y, int W, int H, int ow, int oh, int C, int S, bool bilinear)
-{
-	MAP_UV();
-	return (int2)(rotate_q_px(rotate_q(U, bilinear)), rotate_q_px(rotate_q(V, bilinear)));
-}
-
 // Where the taps of the tile at (x0, y0) lie (bilinear: the source pixel and the next column
 // and row): ROTATE_OUTSIDE, every tap of every pixel past one side of the input, so every
 // pixel is the background pixel; ROTATE_INSIDE, every tap inside; else ROTATE_EDGE. The
@@ -302,14 +294,18 @@ int2 rotate_src(int x, int y, int W, int H, int ow, int oh, int C, int S, bool b
 // unchecked. INSIDE also leaves a row of the input below the last taps, which
 // rotate_bilinear_px's whole-word reads may reach into.
 enum { ROTATE_OUTSIDE, ROTATE_INSIDE, ROTATE_EDGE };
-int rotate_tile_class(int x0, int y0, int W, int H, int ow, int oh, int C, int S, bool bilinear)
+int rotate_tile_class(long U, long V, int W, int H, int C, int S, bool bilinear)
 {
-	int x1 = x0 + ROTATE_TILE - 1, y1 = y0 + ROTATE_TILE - 1;
-	int2 a = rotate_src(x0, y0, W, H, ow, oh, C, S, bilinear);
-	int2 b = rotate_src(x1, y0, W, H, ow, oh, C, S, bilinear);
-	int2 c = rotate_src(x0, y1, W, H, ow, oh, C, S, bilinear);
-	int2 d = rotate_src(x1, y1, W, H, ow, oh, C, S, bilinear);
-	int2 lo = min(min(a, b), min(c, d)), hi = max(max(a, b), max(c, d)) + (int)bilinear;
+	long ec = 2 * (long)(ROTATE_TILE - 1) * C, es = 2 * (long)(ROTATE_TILE - 1) * S;
+	long u[4] = { U, U + ec, U + es, U + ec + es }, v[4] = { V, V - es, V + ec, V + ec - es };
+	int2 lo = (int2)(INT_MAX), hi = (int2)(INT_MIN);
+	for (int k = 0; k < 4; k++) {
+		int2 p = (int2)(rotate_q_px(rotate_q(u[k], bilinear)),
+				rotate_q_px(rotate_q(v[k], bilinear)));
+		lo = min(lo, p);
+		hi = max(hi, p);
+	}
+	hi += (int)bilinear;
 	if (hi.x < 0 || lo.x >= W || hi.y < 0 || lo.y >= H)
 		return ROTATE_OUTSIDE;
 	if (lo.x >= 0 && lo.y >= 0 && hi.x < W && hi.y < H - 1)
@@ -415,11 +411,12 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 	__local uint tile[ROTATE_TILE][ROTATE_TILE + 1]; /* rows padded by one word */  \
 	int lx = get_local_id(0), ly = get_local_id(1);                                  \
 	int x0 = get_group_id(0) * ROTATE_TILE, y0 = get_group_id(1) * ROTATE_TILE;     \
-	int where = rotate_tile_class(x0, y0, W, H, ow, oh, C, S, BILINEAR);            \
+	int x = x0, y = y0;                                                             \
+	MAP_UV(); /* at the tile's corner */                                            \
+	int where = rotate_tile_class(U, V, W, H, C, S, BILINEAR);                      \
 	bg &= CH == 4 ? 0xffffffffu : (1u << (8 * CH)) - 1;                             \
 	if (where != ROTATE_OUTSIDE) {                                                  \
-		int x = x0, y = y0, sh = (lx * T) >> 16;                                \
-		MAP_UV();                                                               \
+		int sh = (lx * T) >> 16;                                                \
 		long c2 = 2 * (long)C, s2 = 2 * (long)S, R = ROTATE_R(BILINEAR);        \
 		rotate_line lu = rotate_line_at(U + R, trans ? s2 : c2, trans ? c2 : s2, lx); \
 		rotate_line lv = rotate_line_at(V + R, trans ? c2 : -s2, trans ? -s2 : c2, lx); \
