@@ -282,17 +282,18 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
 	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
-// Where the taps of the tile at (x0, y0) lie (bilinear: the source pixel and the next column
-// and row): ROTATE_OUTSIDE, every tap of every pixel past one side of the input, so every
-// pixel is the background pixel; ROTATE_INSIDE, every tap inside; else ROTATE_EDGE. The
-// source position is an affine function of x and y rounded down, so over the tile it is
-// largest and smallest at the corners. OUTSIDE takes the whole tile past one side, which is
-// where the background of a rotated canvas lies (its corners); a tile that is all background
-// across two sides is EDGE. Every tap outside gives the background exactly, alpha or not (see
-// the pixel functions). The corners are the whole tile's, past the output's edge too: the
-// items make those pixels as well (and do not store them), and INSIDE reads their taps
-// unchecked. INSIDE also leaves a row of the input below the last taps, which
-// rotate_bilinear_px's whole-word reads may reach into.
+// Where the taps of a tile lie (bilinear: the source pixel and the next column and row), from
+// U and V (MAP_UV) at its corner pixel (x0, y0); at the other corners they are U and V plus
+// 2 (ROTATE_TILE - 1) C or S, with the signs of MAP_UV. ROTATE_OUTSIDE: every tap of every
+// pixel past one side of the input, so every pixel is the background pixel; ROTATE_INSIDE:
+// every tap inside; else ROTATE_EDGE. The source position is an affine function of x and y
+// rounded down, so over the tile it is largest and smallest at the corners. OUTSIDE takes
+// the whole tile past one side, which is where the background of a rotated canvas lies (its
+// corners); a tile that is all background across two sides is EDGE. Every tap outside gives
+// the background exactly, alpha or not (see the pixel functions). The corners are the whole
+// tile's, past the output's edge too: the items make those pixels as well (and do not store
+// them), and INSIDE reads their taps unchecked. INSIDE also leaves a row of the input below
+// the last taps, which rotate_bilinear_px's whole-word reads may reach into.
 enum { ROTATE_OUTSIDE, ROTATE_INSIDE, ROTATE_EDGE };
 int rotate_tile_class(long U, long V, int W, int H, int C, int S, bool bilinear)
 {
