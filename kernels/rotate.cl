@@ -545,8 +545,8 @@ __kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H, 
 	if (x >= ow || y >= oh)                                                         \
 		return;                                                                 \
 	MAP_UV();                                                                       \
-	uint u = rotate_q(U, true), v = rotate_q(V, true);                                  \
-	int sx = rotate_q_px(u), sy = rotate_q_px(v);                \
+	uint u = rotate_q(U, true), v = rotate_q(V, true);                              \
+	int sx = rotate_q_px(u), sy = rotate_q_px(v);                                   \
 	uint fx = u & 255, fy = v & 255;                                                \
 	uint w0 = (256 - fx) * (256 - fy), w1 = fx * (256 - fy), w2 = (256 - fx) * fy,   \
 	     w3 = fx * fy;                                                              \
