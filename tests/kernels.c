@@ -10,10 +10,13 @@
 //   tests/kernels cpu|gpu [DEVICE]     DEVICE as climg --device (default: $CLIMG_DEVICE)
 //
 // Exit status: 0 when every check passed, 1 when one failed, 2 usage error, 3 no device.
+#define _DEFAULT_SOURCE // MAP_ANONYMOUS
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../src/err.h"
 #include "../src/ocl.h"
@@ -24,11 +27,14 @@
 // Sizes: single pixels, rows and columns; below, at and past the blocks (16, 8, 4 pixels)
 // and the word kernels' multiples of 4; past a remap tile (256 x 64 output pixels) in both
 // directions with partial tiles, and past the mapping's 32 x 32 tiles; several 16384-pixel
-// pieces (rotate 180, grey) and 64 KiB histogram slices with a partial last one.
+// pieces (rotate 180, grey) and 64 KiB histogram slices with a partial last one; and two
+// (64 x 64, 128 x 96) whose images are whole 4096-byte pages, with a guard page after them
+// too (image_make).
 static const struct {
 	int w, h;
-} sizes[] = { { 1, 1 },    { 1, 19 },  { 19, 1 },  { 2, 3 },    { 13, 7 },   { 16, 16 },
-	      { 17, 17 },  { 35, 67 }, { 64, 64 }, { 132, 36 }, { 67, 300 }, { 300, 520 } };
+} sizes[] = { { 1, 1 },     { 1, 19 },   { 19, 1 },   { 2, 3 },   { 13, 7 },
+	      { 16, 16 },   { 17, 17 },  { 35, 67 },  { 64, 64 }, { 128, 96 },
+	      { 132, 36 },  { 67, 300 }, { 300, 520 } };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
 // Chains of the stages with two kernel families; each stage is checked where it stands.
@@ -46,18 +52,40 @@ static const char *const chains[][6] = {
 	{ "rotate:30", "rotate:-45:crop", "rotate:135:nearest" },
 	{ "rotate:17.5:bg=#ff000080:crop", "rotate:100.5:bg=#10203040" },
 	{ "rotate:-80:nearest:bg=#0a0b0c", "rotate:90:crop", "rotate:-7.5" },
+	// nearly no turn: the canvas is one pixel larger, and tiles inside the input take taps
+	// from its last row and column, next to the end of the input's memory
+	{ "rotate:0.01" },
 };
 #define NCHAINS (sizeof chains / sizeof chains[0])
 
+// The pages image_make maps for an image of n bytes: a page that cannot be read, the image
+// from the start of the next page, the rest of its last page, and another unreadable page.
+static size_t image_pages(size_t n, size_t *page)
+{
+	*page = (size_t)sysconf(_SC_PAGESIZE);
+	return ((n ? n : 1) + *page - 1) / *page + 2;
+}
+
 // Fills im with xorshift32 noise (every value, no pattern a wrong index could match), or
 // with one value when uniform is set (one bin holds everything: the histograms' worst case).
+// The image starts a page, so a zero-copy device (PoCL) reads it in place (climg wraps
+// memory with ocl_wrap_aligned's alignment, a page there), and the page before it cannot
+// be read, nor the page after it: a kernel that reads the chain's input before its first
+// byte, or past its last where the image is whole pages, faults instead of reading other
+// memory. image_free frees it.
 static int image_make(struct img *im, int w, int h, int ch, uint32_t seed, bool uniform)
 {
-	size_t n = (size_t)w * (size_t)h * (size_t)ch;
+	size_t n = (size_t)w * (size_t)h * (size_t)ch, page, pages = image_pages(n, &page);
 	uint32_t s = seed ? seed : 1;
-	*im = (struct img){ w, h, ch, malloc(n ? n : 1) };
-	if (!im->data)
-		return err_set("out of memory");
+	uint8_t *m = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	if (m == MAP_FAILED)
+		return err_set("mmap: out of memory");
+	if (mprotect(m, page, PROT_NONE) || mprotect(m + (pages - 1) * page, page, PROT_NONE)) {
+		munmap(m, pages * page);
+		return err_set("mprotect failed");
+	}
+	*im = (struct img){ w, h, ch, m + page };
 	for (size_t i = 0; i < n; i++) {
 		s ^= s << 13;
 		s ^= s >> 17;
@@ -65,6 +93,13 @@ static int image_make(struct img *im, int w, int h, int ch, uint32_t seed, bool 
 		im->data[i] = uniform ? 200 : (uint8_t)(s >> 24);
 	}
 	return 0;
+}
+
+static void image_free(struct img *im)
+{
+	size_t page, pages = image_pages((size_t)im->w * im->h * im->ch, &page);
+	munmap(im->data - page, pages * page);
+	im->data = NULL;
 }
 
 // Runs chain k (n stages) on im with both paths; a check named NAME.
@@ -129,6 +164,9 @@ int main(int argc, char **argv)
 			uint32_t seed = (uint32_t)(sizes[s].w * 131 + sizes[s].h * 7 + ch);
 			if (image_make(&im, sizes[s].w, sizes[s].h, ch, seed, false) < 0)
 				goto fail;
+			if (s == 0 && ch == 1 && pipeline_zero_copy(o))
+				CHECK("kernels: a zero-copy device reads the test images in place",
+				      ocl_wrap_aligned(o, im.data));
 			for (size_t k = 0; k < NCHAINS; k++) {
 				snprintf(name, sizeof name, "kernels %s %dx%dx%d:", argv[1], im.w,
 					 im.h, ch);
@@ -137,14 +175,14 @@ int main(int argc, char **argv)
 						 " %s", chains[k][t]);
 				verify(o, &im, chains[k], name);
 			}
-			free(im.data);
+			image_free(&im);
 			// one value everywhere: one histogram bin takes every count
 			if (image_make(&im, sizes[s].w, sizes[s].h, ch, 1, true) < 0)
 				goto fail;
 			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram",
 				 argv[1], im.w, im.h, ch);
 			verify(o, &im, (const char *const[]){ "histogram", NULL }, name);
-			free(im.data);
+			image_free(&im);
 		}
 	}
 	ocl_close(o);
