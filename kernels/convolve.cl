@@ -30,9 +30,9 @@
 //   convolve_sep_cpu_cN   separable, radius <= 32, for CPU devices: one work-item a tile
 //                         of 64 samples x 64 rows, private rows, no local memory
 //   convolve_3x3_cN       any 3 x 3 kernel on rows that start on a word: 8 samples of 2
-//                         rows a work-item from whole words, straight from global memory,
-//                         in vector registers, with the 32-bit finish (finish32) where the
-//                         host found it exact
+//                         (1 channel) or 4 rows a work-item from whole words, straight
+//                         from global memory, in vector registers, with the 32-bit
+//                         finish (finish32) where the host found it exact
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -503,24 +503,30 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 }
 
 // 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
-// each work-item computes the D3_SAMPLES (8) consecutive samples g .. g + 7 of the D3_ROWS
-// (2) rows y0 and y0 + 1 as the 2-D sum acc = sum k[dy][dx] in(x + dx, y + dy) in int32
-// (exact: the host checked 255 sum|k| and built k = ky kx for a separable kernel; the 9
-// weights come as arguments k0..k8, row by row, so that no buffer is made for them). From
-// each of the D3_ROWS + 2 input rows it needs it reads 4 whole words, bytes g - 4 .. g + 11
-// (L1/L2 serve the overlap between neighbours), as one int16 vector; the three taps of a
-// row are shuffles of it (d3_tap), and the sums are int8 vectors (on an H100 and an H200
-// this took 13-45% less time than 8 samples of one row through private byte arrays:
-// docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items on the image's
-// edges run the same sums on border-mapped input (d3_item with EDGE, d3_words): rows
-// through border_map, and the words that leave a row built from the one pixel its taps read
-// there. The last item of a row may have only 4 samples, the last of a column only 1 row.
-// A warp that holds an edge item runs both forms; a cheap edge form matters: with edge items
-// computed sample by sample through border_map, box 3x3 on 8K grey took 0.060 ms on an H100
-// against 0.043 now (docs/BENCHMARKS.md, ninth session).
-// Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS)).
+// each work-item computes the D3_SAMPLES (8) consecutive samples g .. g + 7 of the
+// D3_ROWS(CH) (2 or 4) rows from y0 as the 2-D sum acc = sum k[dy][dx] in(x + dx, y + dy)
+// in int32 (exact: the host checked 255 sum|k| and built k = ky kx for a separable kernel;
+// the 9 weights come as arguments k0..k8, row by row, so that no buffer is made for them).
+// From each of the D3_ROWS(CH) + 2 input rows it needs it reads 4 whole words, bytes g - 4
+// .. g + 11 (L1/L2 serve the overlap between neighbours), as one int16 vector; the three
+// taps of a row are shuffles of it (d3_tap), and the sums are int8 vectors (on an H100 and
+// an H200 this took 13-45% less time than 8 samples of one row through private byte
+// arrays: docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items on the
+// image's edges run the same sums on border-mapped input (d3_item with EDGE, d3_words),
+// D3_EDGE_ROWS (2) rows at a time: rows through border_map, and the words that leave a row
+// built from the one pixel its taps read there. The last item of a row may have only 4
+// samples, the last of a column fewer rows. A warp that holds an edge item runs both
+// forms; a cheap edge form matters: with edge items computed sample by sample through
+// border_map, box 3x3 on 8K grey took 0.060 ms on an H100 against 0.043 (docs/BENCHMARKS.md,
+// ninth session).
+// D3_ROWS(CH): with 2 to 4 channels 4 rows an item (6 input rows for 4 output rows,
+// against 4 for 2) took 9-20% less time than 2 for box and sobel-x 3x3 on 8K images on an
+// H200 and 6-19% on an H100, but 1-4% more with 1 channel (H200), which keeps 2; with the
+// edge items also of 4 rows it was slower than 2 (docs/BENCHMARKS.md, fourteenth session).
+// Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS(CH))).
 #define D3_SAMPLES 8
-#define D3_ROWS 2
+#define D3_ROWS(CH) ((CH) == 1 ? 2 : 4)
+#define D3_EDGE_ROWS 2
 
 // Bytes i .. i + 7 of b: the samples one tap of a 3 x 3 kernel reads for 8 outputs.
 static inline int8 d3_tap(int16 b, const int i)
@@ -561,22 +567,23 @@ static inline int16 d3_words(const int CH, __global const uchar *in, int W, int 
 	return convert_int16(as_uchar16(v));
 }
 
-// The D3_ROWS output rows from y0 of samples g .. g + 7; EDGE: the input through d3_words
-// (the items on the image's edges), else in whole words straight from the input rows.
+// The NR (at most 4) output rows from y0 of samples g .. g + 7; EDGE: the input
+// through d3_words (the items on the image's edges), else in whole words straight from the
+// input rows.
 static inline void d3_item(const int CH, __global const uchar *in, __global uchar *out, int W,
 			   int H, const int *w, int border, int off, uint M, int s, int g, int y0,
-			   const bool EDGE)
+			   const int NR, const bool EDGE)
 {
 	const int ns = W * CH;
 	// the pixels that the taps read left of the row and right of it
 	const int mxl = EDGE ? border_map(-1, W, border) : 0;
 	const int mxr = EDGE ? border_map(W, W, border) : 0;
-	int8 acc[D3_ROWS], centre[D3_ROWS]; // centre: the output rows' own samples (alpha)
+	int8 acc[4], centre[4]; // centre: the output rows' own samples (alpha)
 #pragma unroll
-	for (int j = 0; j < D3_ROWS; j++)
+	for (int j = 0; j < NR; j++)
 		acc[j] = 0;
 #pragma unroll
-	for (int r = 0; r < D3_ROWS + 2; r++) { // input row y0 - 1 + r
+	for (int r = 0; r < NR + 2; r++) { // input row y0 - 1 + r
 		int16 b;
 		if (EDGE) {
 			b = d3_words(CH, in, W, border_map(y0 - 1 + r, H, border), g, mxl, mxr);
@@ -587,7 +594,7 @@ static inline void d3_item(const int CH, __global const uchar *in, __global ucha
 		}
 		const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH);
 #pragma unroll
-		for (int j = 0; j < D3_ROWS; j++) {
+		for (int j = 0; j < NR; j++) {
 			const int dy = r - j; // this input row's kernel row for output row y0 + j
 			if (dy >= 0 && dy < 3)
 				acc[j] += w[3 * dy] * L + w[3 * dy + 1] * C + w[3 * dy + 2] * R;
@@ -598,7 +605,7 @@ static inline void d3_item(const int CH, __global const uchar *in, __global ucha
 	// with 2 or 4 channels, the lanes that hold alpha (g is a multiple of 8, so of CH)
 	const char8 alpha = convert_char8((int8)(0, 1, 2, 3, 4, 5, 6, 7) % CH == CH - 1);
 #pragma unroll
-	for (int j = 0; j < D3_ROWS; j++) {
+	for (int j = 0; j < NR; j++) {
 		if (EDGE && y0 + j >= H)
 			break;
 		uchar8 q = finish32(acc[j], off, M, s);
@@ -615,13 +622,15 @@ static inline void d3(const int CH, __global const uchar *in, __global uchar *ou
 		      const int *w, int border, int off, uint M, int s)
 {
 	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0);
-	const int y0 = D3_ROWS * get_global_id(1);
+	const int y0 = D3_ROWS(CH) * get_global_id(1);
 	if (g >= ns || y0 >= H)
 		return;
-	if (y0 >= 1 && y0 + D3_ROWS < H && g >= 4 && g + D3_SAMPLES + 4 <= ns)
-		d3_item(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
+	if (y0 >= 1 && y0 + D3_ROWS(CH) < H && g >= 4 && g + D3_SAMPLES + 4 <= ns)
+		d3_item(CH, in, out, W, H, w, border, off, M, s, g, y0, D3_ROWS(CH), false);
 	else
-		d3_item(CH, in, out, W, H, w, border, off, M, s, g, y0, true);
+		for (int y = y0; y < min(y0 + D3_ROWS(CH), H); y += D3_EDGE_ROWS)
+			d3_item(CH, in, out, W, H, w, border, off, M, s, g, y, D3_EDGE_ROWS,
+				true);
 }
 
 // ---- CPU devices ------------------------------------------------------------------------

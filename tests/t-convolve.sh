@@ -121,8 +121,9 @@ check "device sobel-x on a ramp: the documented values" test "$("$IMGTOOL" dump 
 # ---- OpenCL against the CPU path, byte for byte ---------------------------------------------
 # --verify compares after every stage, so each chain checks each of its kernels on its own
 # input. Every chain starts from noise. Each runs four ways: as climg chooses (3x3 kernels
-# on rows of whole words take convolve_3x3: 68x21 always, the other sizes with 4 channels;
-# rows of 4 but not 8 bytes end in an item of 4 samples),
+# on rows of whole words take convolve_3x3: 68x21 and 68x24 always, the other sizes with 4
+# channels; rows of 4 but not 8 bytes end in an item of 4 samples; 24 rows end in a whole
+# item of 4 rows, inside the image and next to its last row, 21 in an item of 1 row),
 # CLIMG_CONVOLVE_PATH=tile (the local-memory kernels: strips for separable kernels, tiles
 # for the others), =global (the paths without local memory) and =cpu (convolve_sep_cpu,
 # which CPU devices take for separable kernels of radius up to 32 and only CPU devices have;
@@ -140,7 +141,7 @@ convolve:kernel=@$D/k5.txt:border=wrap convolve:box:size=5:border=zero convolve:
 convolve:gauss:sigma=50 convolve:box:size=31:border=wrap convolve:gauss:sigma=8:border=reflect:bias=3.5 convolve:gauss:sigma=2:radius=9:norm=0.9:border=zero
 grey convolve:sobel-x:bias=128 rotate:90 convolve:emboss:border=wrap transpose convolve:gauss:sigma=2
 convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
-	for size in 1x1 1x17 17x1 13x7 68x21 61x37 131x67; do
+	for size in 1x1 1x17 17x1 13x7 68x21 68x24 61x37 131x67; do
 		w=${size%x*}
 		h=${size#*x}
 		for ch in 1 2 3 4; do

@@ -99,7 +99,7 @@
 #define SEP_CPU_MAX_R 32
 // convolve_3x3's samples and rows a work-item; keep in step with D3_SAMPLES, D3_ROWS there
 #define D3_SAMPLES 8
-#define D3_ROWS 2
+#define D3_ROWS(ch) ((ch) == 1 ? 2 : 4)
 
 enum border { BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP, BORDER_ZERO };
 
@@ -1518,7 +1518,7 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 }
 
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
-// D3_ROWS rows a work-item.
+// D3_ROWS(ch) rows a work-item.
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
                    const struct ocl_limits *lim)
 {
@@ -1535,7 +1535,7 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	local_size(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
 	// the weights go as arguments: no buffer to create and free for each run
 	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, D3_SAMPLES),
-	               up_div((size_t)H, D3_ROWS), lx, ly,
+	               up_div((size_t)H, D3_ROWS(ch)), lx, ly,
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_INT(k[0]), OCL_INT(k[1]), OCL_INT(k[2]),
 	                                  OCL_INT(k[3]), OCL_INT(k[4]), OCL_INT(k[5]),
