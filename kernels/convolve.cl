@@ -512,17 +512,22 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // taps of a row are shuffles of it (d3_tap), and the sums are int8 vectors (on an H100 and
 // an H200 this took 13-45% less time than 8 samples of one row through private byte
 // arrays: docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items on the
-// image's edges run the same sums on border-mapped input (d3_item with EDGE, d3_words),
+// image's edges run the same sums on border-mapped input (d3_item2 with EDGE, d3_words),
 // D3_EDGE_ROWS (2) rows at a time: rows through border_map, and the words that leave a row
 // built from the one pixel its taps read there. The last item of a row may have only 4
 // samples, the last of a column fewer rows. A warp that holds an edge item runs both
 // forms; a cheap edge form matters: with edge items computed sample by sample through
 // border_map, box 3x3 on 8K grey took 0.060 ms on an H100 against 0.043 (docs/BENCHMARKS.md,
 // ninth session).
-// D3_ROWS(CH): with 2 to 4 channels 4 rows an item (6 input rows for 4 output rows,
-// against 4 for 2) took 9-20% less time than 2 for box and sobel-x 3x3 on 8K images on an
-// H200 and 6-19% on an H100, but 1-4% more with 1 channel (H200), which keeps 2; with the
-// edge items also of 4 rows it was slower than 2 (docs/BENCHMARKS.md, fourteenth session).
+// D3_ROWS(CH): the rows an item computes. With 2 to 4 channels 4 rows (6 input rows for 4
+// output rows, against 4 for 2) took 9-20% less time than 2 for box and sobel-x 3x3 on 8K
+// images on an H200, 6-19% on an H100 and about 8% on PoCL (RGB, 2 cores), but 1-4% more
+// with 1 channel (H200), which keeps 2; with the edge items also of 4 rows it was slower
+// than 2. On PoCL the items' private arrays must be of the size of the rows they hold (one
+// body, D3_ITEM, for 2 and 4 rows), and d3 must be inlined into each kernel (always_inline:
+// PoCL did not inline it, and so did not know CH): either slip took 1.5 to 2 times as
+// long (docs/BENCHMARKS.md, fourteenth session). src/stages/convolve.c launches with the
+// same rows.
 // Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS(CH))).
 #define D3_SAMPLES 8
 #define D3_ROWS(CH) ((CH) == 1 ? 2 : 4)
@@ -567,70 +572,79 @@ static inline int16 d3_words(const int CH, __global const uchar *in, int W, int 
 	return convert_int16(as_uchar16(v));
 }
 
-// The NR (at most 4) output rows from y0 of samples g .. g + 7; EDGE: the input
-// through d3_words (the items on the image's edges), else in whole words straight from the
-// input rows.
-static inline void d3_item(const int CH, __global const uchar *in, __global uchar *out, int W,
-			   int H, const int *w, int border, int off, uint M, int s, int g, int y0,
-			   const int NR, const bool EDGE)
-{
-	const int ns = W * CH;
-	// the pixels that the taps read left of the row and right of it
-	const int mxl = EDGE ? border_map(-1, W, border) : 0;
-	const int mxr = EDGE ? border_map(W, W, border) : 0;
-	int8 acc[4], centre[4]; // centre: the output rows' own samples (alpha)
-#pragma unroll
-	for (int j = 0; j < NR; j++)
-		acc[j] = 0;
-#pragma unroll
-	for (int r = 0; r < NR + 2; r++) { // input row y0 - 1 + r
-		int16 b;
-		if (EDGE) {
-			b = d3_words(CH, in, W, border_map(y0 - 1 + r, H, border), g, mxl, mxr);
-		} else {
-			__global const uint *p =
-				(__global const uint *)(in + (size_t)(y0 - 1 + r) * ns + g);
-			b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2])));
-		}
-		const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH);
-#pragma unroll
-		for (int j = 0; j < NR; j++) {
-			const int dy = r - j; // this input row's kernel row for output row y0 + j
-			if (dy >= 0 && dy < 3)
-				acc[j] += w[3 * dy] * L + w[3 * dy + 1] * C + w[3 * dy + 2] * R;
-			if (dy == 1)
-				centre[j] = C;
-		}
+// d3_item2 and d3_item4: the NR (2 or 4) output rows from y0 of samples g .. g + 7; EDGE:
+// the input through d3_words (the items on the image's edges), else in whole words straight
+// from the input rows. One body for both (D3_ITEM): their private arrays are of a constant
+// size, that of the rows they hold (see D3_ROWS for why).
+#define D3_ITEM(NR)                                                                              \
+	static inline void d3_item##NR(const int CH, __global const uchar *in,                   \
+				       __global uchar *out, int W, int H, const int *w,          \
+				       int border, int off, uint M, int s, int g, int y0,        \
+				       const bool EDGE)                                          \
+	{                                                                                        \
+		const int ns = W * CH;                                                           \
+		/* the pixels that the taps read left of the row and right of it */              \
+		const int mxl = EDGE ? border_map(-1, W, border) : 0;                            \
+		const int mxr = EDGE ? border_map(W, W, border) : 0;                             \
+		int8 acc[NR], centre[NR]; /* centre: the output rows' own samples (alpha) */     \
+		_Pragma("unroll") for (int j = 0; j < NR; j++) acc[j] = 0;                       \
+		_Pragma("unroll") for (int r = 0; r < NR + 2; r++) { /* input row y0 - 1 + r */  \
+			int16 b;                                                                 \
+			if (EDGE) {                                                              \
+				b = d3_words(CH, in, W, border_map(y0 - 1 + r, H, border), g,    \
+					     mxl, mxr);                                          \
+			} else {                                                                 \
+				__global const uint *p = (__global const uint *)(                \
+					in + (size_t)(y0 - 1 + r) * ns + g);                     \
+				b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2]))); \
+			}                                                                        \
+			const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH); \
+			/* dy: this input row's kernel row for output row y0 + j */              \
+			_Pragma("unroll") for (int j = 0; j < NR; j++) {                         \
+				const int dy = r - j;                                            \
+				if (dy >= 0 && dy < 3)                                           \
+					acc[j] += w[3 * dy] * L + w[3 * dy + 1] * C +            \
+						  w[3 * dy + 2] * R;                             \
+				if (dy == 1)                                                     \
+					centre[j] = C;                                           \
+			}                                                                        \
+		}                                                                                \
+		/* with 2 or 4 channels, the lanes that hold alpha (g is a multiple of 8, so    \
+		   of CH) */                                                                     \
+		const char8 alpha = convert_char8((int8)(0, 1, 2, 3, 4, 5, 6, 7) % CH == CH - 1); \
+		_Pragma("unroll") for (int j = 0; j < NR; j++) {                                 \
+			if (EDGE && y0 + j >= H)                                                 \
+				break;                                                           \
+			uchar8 q = finish32(acc[j], off, M, s);                                  \
+			if (HAS_ALPHA(CH))                                                       \
+				q = select(q, convert_uchar8(centre[j]), alpha);                 \
+			__global uint *o = (__global uint *)(out + (size_t)(y0 + j) * ns + g);   \
+			o[0] = as_uint2(q).x;                                                    \
+			if (!EDGE || g + 4 < ns)                                                 \
+				o[1] = as_uint2(q).y;                                            \
+		}                                                                                \
 	}
-	// with 2 or 4 channels, the lanes that hold alpha (g is a multiple of 8, so of CH)
-	const char8 alpha = convert_char8((int8)(0, 1, 2, 3, 4, 5, 6, 7) % CH == CH - 1);
-#pragma unroll
-	for (int j = 0; j < NR; j++) {
-		if (EDGE && y0 + j >= H)
-			break;
-		uchar8 q = finish32(acc[j], off, M, s);
-		if (HAS_ALPHA(CH))
-			q = select(q, convert_uchar8(centre[j]), alpha);
-		__global uint *o = (__global uint *)(out + (size_t)(y0 + j) * ns + g);
-		o[0] = as_uint2(q).x;
-		if (!EDGE || g + 4 < ns)
-			o[1] = as_uint2(q).y;
-	}
-}
+D3_ITEM(2)
+D3_ITEM(4)
 
-static inline void d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H,
-		      const int *w, int border, int off, uint M, int s)
+static inline __attribute__((always_inline)) void
+d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, const int *w,
+   int border, int off, uint M, int s)
 {
-	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0);
-	const int y0 = D3_ROWS(CH) * get_global_id(1);
+	const int ns = W * CH, g = D3_SAMPLES * get_global_id(0), NR = D3_ROWS(CH);
+	const int y0 = NR * get_global_id(1);
 	if (g >= ns || y0 >= H)
 		return;
-	if (y0 >= 1 && y0 + D3_ROWS(CH) < H && g >= 4 && g + D3_SAMPLES + 4 <= ns)
-		d3_item(CH, in, out, W, H, w, border, off, M, s, g, y0, D3_ROWS(CH), false);
-	else
-		for (int y = y0; y < min(y0 + D3_ROWS(CH), H); y += D3_EDGE_ROWS)
-			d3_item(CH, in, out, W, H, w, border, off, M, s, g, y, D3_EDGE_ROWS,
-				true);
+	if (y0 >= 1 && y0 + NR < H && g >= 4 && g + D3_SAMPLES + 4 <= ns) {
+		if (NR == 4)
+			d3_item4(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
+		else
+			d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
+		return;
+	}
+	d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0, true);
+	if (NR > D3_EDGE_ROWS && y0 + D3_EDGE_ROWS < H)
+		d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0 + D3_EDGE_ROWS, true);
 }
 
 // ---- CPU devices ------------------------------------------------------------------------
