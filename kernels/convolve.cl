@@ -520,8 +520,8 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // border_map, box 3x3 on 8K grey took 0.060 ms on an H100 against 0.043 (docs/BENCHMARKS.md,
 // ninth session).
 // D3_ROWS(CH): the rows an item computes. With 2 to 4 channels 4 rows (6 input rows for 4
-// output rows, against 4 for 2) took 9-20% less time than 2 for box and sobel-x 3x3 on 8K
-// images on an H200, 6-19% on an H100 and about 8% on PoCL (RGB, 2 cores), but 1-4% more
+// output rows, against 4 for 2) took 5-17% less time than 2 for box and sobel-x 3x3 on 8K
+// images on an H200, 2-17% on an H100 and 6-10% on PoCL (RGB, 2 cores), but 1-4% more
 // with 1 channel (H200), which keeps 2; with the edge items also of 4 rows it was slower
 // than 2. On PoCL the items' private arrays must be of the size of the rows they hold (one
 // body, D3_ITEM, for 2 and 4 rows), and d3 must be inlined into each kernel (always_inline:
