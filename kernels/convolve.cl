@@ -524,9 +524,9 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // images on an H200, 2-17% on an H100 and 6-10% on PoCL (RGB, 2 cores), but 1-4% more
 // with 1 channel (H200), which keeps 2; with the edge items also of 4 rows it was slower
 // than 2. On PoCL the items' private arrays must be of the size of the rows they hold (one
-// body, D3_ITEM, for 2 and 4 rows), and d3 must be inlined into each kernel (always_inline:
-// PoCL did not inline it, and so did not know CH): either slip took 1.5 to 2 times as
-// long (docs/BENCHMARKS.md, fourteenth session). src/stages/convolve.c launches with the
+// body, D3_ITEM, for 2 and 4 rows), and d3 must be always_inline (presumably PoCL did not
+// inline it otherwise, and so did not know CH): either slip took 1.5 to 2 times as long
+// (docs/BENCHMARKS.md, fourteenth session). src/stages/convolve.c launches with the
 // same rows.
 // Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS(CH))).
 #define D3_SAMPLES 8
