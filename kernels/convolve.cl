@@ -513,9 +513,9 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // an H200 this took 13-45% less time than 8 samples of one row through private byte
 // arrays: docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items on the
 // image's edges run the same sums on border-mapped input (d3_item2 with EDGE, d3_words),
-// D3_EDGE_ROWS (2) rows at a time: rows through border_map, and the words that leave a row
-// built from the one pixel its taps read there. The last item of a row may have only 4
-// samples, the last of a column fewer rows. A warp that holds an edge item runs both
+// 2 rows at a time: rows through border_map, and the words that leave a row built from the
+// one pixel its taps read there. The last item of a row may have only 4 samples, the last
+// of a column fewer rows. A warp that holds an edge item runs both
 // forms; a cheap edge form matters: with edge items computed sample by sample through
 // border_map, box 3x3 on 8K grey took 0.060 ms on an H100 against 0.043 (docs/BENCHMARKS.md,
 // ninth session).
@@ -531,7 +531,6 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // Global (ceil(W * CH / D3_SAMPLES), ceil(H / D3_ROWS(CH))).
 #define D3_SAMPLES 8
 #define D3_ROWS(CH) ((CH) == 1 ? 2 : 4)
-#define D3_EDGE_ROWS 2
 
 // Bytes i .. i + 7 of b: the samples one tap of a 3 x 3 kernel reads for 8 outputs.
 static inline int8 d3_tap(int16 b, const int i)
@@ -643,8 +642,8 @@ d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, co
 		return;
 	}
 	d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0, true);
-	if (NR > D3_EDGE_ROWS && y0 + D3_EDGE_ROWS < H)
-		d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0 + D3_EDGE_ROWS, true);
+	if (NR > 2 && y0 + 2 < H)
+		d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0 + 2, true);
 }
 
 // ---- CPU devices ------------------------------------------------------------------------
