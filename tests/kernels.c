@@ -55,6 +55,14 @@ static const char *const chains[][6] = {
 	// nearly no turn: the canvas is one pixel larger, and tiles inside the input take taps
 	// from its last row and column, next to the end of the input's memory
 	{ "rotate:0.01" },
+	// 3 x 3 convolutions on rows of whole words: the GPU family takes convolve_3x3_packed
+	// where the weights are small enough (all but the last, whose weights are scaled to
+	// 2^20), the CPU family convolve_3x3; other widths take the other paths
+	{ "convolve:box", "convolve:sobel-x:bias=128", "convolve:sharpen:border=wrap",
+	  "convolve:emboss:border=reflect", "convolve:edge:bias=64:border=zero" },
+	{ "convolve:kernel=1,2,3,4,5,6,7,8,9:border=zero:bias=-60",
+	  "convolve:kernel=0,0,0,0,-257,0,0,0,0:norm=none:bias=300:border=reflect",
+	  "convolve:gauss:sigma=0.5" },
 };
 #define NCHAINS (sizeof chains / sizeof chains[0])
 

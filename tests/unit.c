@@ -458,6 +458,31 @@ static bool div32_exact(int64_t d, uint32_t m, int s)
 	return true;
 }
 
+// Whether convolve_3x3_packed's integers (kernels/convolve.cl) hold for ci, worked out here
+// from the weights: Z is 255 times the sum of the negative weights' |k|, 255 sum|k| <= 65535,
+// and for every u = max(acc + off, 0) that the kernel can make, 0 <= u <= 255 (the sum of
+// the positive weights) + off, u * pm < 2^32 and min((u pm) >> ps, 255) = min(u / D, 255).
+static bool packed_exact(const struct convolve_ints *ci)
+{
+	int64_t pos = 0, neg = 0, umax;
+	if (ci->n != 3 || ci->ps < 0 || ci->ps > 31)
+		return false;
+	for (int i = 0; i < 9; i++) {
+		const int64_t k = ci->separable ? (int64_t)ci->w[3 + i / 3] * ci->w[i % 3] : ci->w[i];
+		pos += k > 0 ? k : 0;
+		neg += k < 0 ? -k : 0;
+	}
+	if (255 * (pos + neg) > 65535 || ci->pz != 255 * neg)
+		return false;
+	umax = 255 * pos + ci->B + ci->D / 2;
+	for (int64_t u = 0; u <= umax; u++) {
+		const uint64_t p = (uint64_t)u * ci->pm, q = p >> ci->ps;
+		if (p > UINT32_MAX || (q < 255 ? (int64_t)q : 255) != (u / ci->D < 255 ? u / ci->D : 255))
+			return false;
+	}
+	return true;
+}
+
 static void test_convolve_ints(void)
 {
 	static const char *const gauss[] = { "convolve:gauss:sigma=0.5", "convolve:gauss",
@@ -590,6 +615,33 @@ static void test_convolve_ints(void)
 		CHECK("D = 65537 divides on the device", ci.dev_m == 0);
 		chain_free(&c);
 	}
+	// convolve_3x3_packed: taken for 3 x 3 kernels with 255 sum|k| <= 65535 (257 the
+	// largest sum), with its integers exact; left out for larger weights, other sizes and
+	// a bias too large for its 32-bit division
+	static const char *const packed[] = {
+		"convolve:box", "convolve:sobel-x", "convolve:sobel-y:bias=128", "convolve:sharpen",
+		"convolve:emboss:border=wrap", "convolve:edge:bias=64",
+		"convolve:kernel=1,2,3,4,5,6,7,8,9:border=zero:bias=-60",
+		"convolve:kernel=1,2,3,4,5,6,7,8,9:norm=255", "convolve:kernel=-1,0,1,0,0,0,0,0,-255",
+		"convolve:kernel=1,2,1,2,4,2,1,2,1:norm=7:bias=3.5",
+		"convolve:kernel=1,1,1,1,249,1,1,1,1", "convolve:kernel=0,0,0,0,-257,0,0,0,0:norm=none:bias=300",
+		"convolve:kernel=1,2,3,4,5,6,7,8,9:norm=1000", NULL };
+	for (int i = 0; packed[i]; i++)
+		if (ints_of(packed[i], &ci, &c)) {
+			snprintf(name, sizeof name, "%s: convolve_3x3_packed, exact", packed[i]);
+			CHECK(name, packed_exact(&ci));
+			chain_free(&c);
+		}
+	static const char *const unpacked[] = {
+		"convolve:kernel=1,1,1,1,250,1,1,1,1", "convolve:kernel=0,0,0,0,-258,0,0,0,0:norm=none",
+		"convolve:gauss:sigma=0.5", "convolve:box:size=5", "convolve:identity",
+		"convolve:box:bias=1000000", NULL };
+	for (int i = 0; unpacked[i]; i++)
+		if (ints_of(unpacked[i], &ci, &c)) {
+			snprintf(name, sizeof name, "%s: not convolve_3x3_packed", unpacked[i]);
+			CHECK(name, ci.ps == -1);
+			chain_free(&c);
+		}
 	// integers too large for the bound are scaled too; a normalised kernel still sums to D
 	if (ints_of("convolve:kernel=1000000000007,1000000000009,1000000000037,1000000000039,"
 		    "1000000000061,1000000000063,1000000000091,1000000000121,1000000000163",

@@ -97,9 +97,12 @@
 #define SEP_CPU_TW 64
 #define SEP_CPU_TH 128
 #define SEP_CPU_MAX_R 32
-// convolve_3x3's samples and rows a work-item; keep in step with D3_SAMPLES, D3_ROWS there
+// convolve_3x3's samples and rows a work-item, and convolve_3x3_packed's; keep in step with
+// D3_SAMPLES, D3_ROWS, D3P_SAMPLES and D3P_ROWS there
 #define D3_SAMPLES 8
 #define D3_ROWS(ch) ((ch) == 1 ? 2 : 4)
+#define D3P_SAMPLES(ch) ((ch) == 1 ? 8 : 16)
+#define D3P_ROWS 4
 
 enum border { BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP, BORDER_ZERO };
 
@@ -131,6 +134,9 @@ struct convolve_params {
 	int dev_s;     // finish() says why that is exact), or by t / D where dev_m is 0
 	uint32_t m32;  // ... and in 32 bits (finish32) as ((t * m32) >> 32) >> s32, or t >> s32
 	int s32;       // where m32 is 0; s32 is -1 where D allows neither (see finish_setup)
+	uint32_t pz;   // convolve_3x3_packed's: the halves' start Z, and the division as
+	uint32_t pm;   // (u * pm) >> ps; ps is -1 where that kernel does not take p (see
+	int ps;        // packed_setup)
 	int32_t *w;    // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
 	char what[48]; // "3x3 sharpen", for messages
 };
@@ -304,6 +310,56 @@ static bool bounds_ok(const struct convolve_params *p)
 	return total <= INT64_BOUND;
 }
 
+// The 9 weights of a 3 x 3 kernel, row by row (dy, then dx).
+static void weights_3x3(const struct convolve_params *p, int32_t k[9])
+{
+	for (int dy = 0; dy < 3; dy++)
+		for (int dx = 0; dx < 3; dx++)
+			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
+}
+
+// convolve_3x3_packed's integers (kernels/convolve.cl), for a 3 x 3 kernel whose sums fit
+// the 16-bit halves of a word, 255 sum|k| <= 65535: Z = 255 times the sum of the negative
+// weights' |k|, and the division q = (u * pm) >> ps for the u = max(acc + off, 0) the kernel
+// can make, 0 <= u <= umax = 255 (the sum of the positive weights) + off. pm and ps keep
+// u * pm below 2^32 up to umax and give floor(u / D) for every u up to min(umax, 256 D),
+// checked here for each of those (at most 65536 + off) values: above 256 D, q is at least
+// 256, as it grows with u, and the kernel saturates it to 255. ps is -1 where the weights
+// are too large or no such pm and ps exist (a large bias); convolve_3x3 then takes p.
+static void packed_setup(struct convolve_params *p)
+{
+	int32_t k[9];
+	int64_t pos = 0, neg = 0, umax, top;
+	p->pz = p->pm = 0;
+	p->ps = -1;
+	if (p->n != 3)
+		return;
+	weights_3x3(p, k);
+	for (int i = 0; i < 9; i++)
+		if (k[i] > 0)
+			pos += k[i];
+		else
+			neg -= k[i];
+	if (255 * (pos + neg) > 65535)
+		return;
+	umax = 255 * pos + p->off > 0 ? 255 * pos + p->off : 0;
+	top = umax < 256 * p->D ? umax : 256 * p->D;
+	for (int s = 31; s >= 0; s--) {
+		const uint64_t m = p->D == 1 ? 1 : ((uint64_t)1 << s) / (uint64_t)p->D + 1;
+		int64_t u = 0;
+		if (m > UINT32_MAX || (uint64_t)umax * m > UINT32_MAX)
+			continue;
+		while (u <= top && (int64_t)(((uint64_t)u * m) >> s) == u / p->D)
+			u++;
+		if (u > top) {
+			p->pz = (uint32_t)(255 * neg);
+			p->pm = (uint32_t)m;
+			p->ps = s;
+			return;
+		}
+	}
+}
+
 // Sets D-derived fields once D and B are final.
 static void finish_setup(struct convolve_params *p)
 {
@@ -333,6 +389,7 @@ static void finish_setup(struct convolve_params *p)
 			;
 		p->m32 = (uint32_t)((((uint64_t)1 << (32 + p->s32)) / (uint64_t)p->D) + 1);
 	}
+	packed_setup(p);
 }
 
 // Stores k (n * n int64 values known to fit int32 after bounds_ok) into p, as two 1-D
@@ -1137,8 +1194,8 @@ void convolve_ints(const void *params, struct convolve_ints *out)
 {
 	const struct convolve_params *p = params;
 	*out =
-	    (struct convolve_ints){p->n,     p->separable != 0, p->D,     p->B,  p->w,
-	                           p->dev_m, p->dev_s,          p->m32,   p->s32};
+	    (struct convolve_ints){p->n,     p->separable != 0, p->D,   p->B,  p->w,  p->dev_m,
+	                           p->dev_s, p->m32,            p->s32, p->pz, p->pm, p->ps};
 }
 
 static int convolve_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -1518,30 +1575,40 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 }
 
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
-// D3_ROWS(ch) rows a work-item.
+// D3_ROWS(ch) rows a work-item; with the GPU kernels (ocl_cpu_kernels false), where its
+// integers exist (packed_setup), through convolve_3x3_packed_cN: D3P_SAMPLES(ch) samples of
+// D3P_ROWS rows. (On PoCL, 2 cores, the packed kernel took up to 1.7 times as long for box
+// and sobel-x 3x3 on 8K RGB: docs/BENCHMARKS.md, fifteenth session.)
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
                    const struct ocl_limits *lim)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
+	const bool packed = p->ps >= 0 && !ocl_cpu_kernels(c->ocl);
 	int32_t k[9];
 	char kernel[32];
 	size_t wg, lx, ly;
-	for (int dy = 0; dy < 3; dy++)
-		for (int dx = 0; dx < 3; dx++)
-			k[3 * dy + dx] = p->separable ? p->w[3 + dy] * p->w[dx] : p->w[3 * dy + dx];
-	snprintf(kernel, sizeof kernel, "convolve_3x3_c%d", ch);
+	weights_3x3(p, k);
+	snprintf(kernel, sizeof kernel, packed ? "convolve_3x3_packed_c%d" : "convolve_3x3_c%d",
+	         ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
 	local_size(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
 	// the weights go as arguments: no buffer to create and free for each run
-	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, D3_SAMPLES),
-	               up_div((size_t)H, D3_ROWS(ch)), lx, ly,
-	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-	                                  OCL_INT(k[0]), OCL_INT(k[1]), OCL_INT(k[2]),
-	                                  OCL_INT(k[3]), OCL_INT(k[4]), OCL_INT(k[5]),
-	                                  OCL_INT(k[6]), OCL_INT(k[7]), OCL_INT(k[8]),
-	                                  OCL_INT(p->border), OCL_INT(p->off), OCL_UINT(p->m32),
-	                                  OCL_INT(p->s32), OCL_END});
+	struct ocl_arg args[] = {
+	    OCL_BUF(c->in),   OCL_BUF(c->out),    OCL_INT(W),        OCL_INT(H),
+	    OCL_INT(k[0]),    OCL_INT(k[1]),      OCL_INT(k[2]),     OCL_INT(k[3]),
+	    OCL_INT(k[4]),    OCL_INT(k[5]),      OCL_INT(k[6]),     OCL_INT(k[7]),
+	    OCL_INT(k[8]),    OCL_INT(p->border), OCL_INT(p->off),   OCL_UINT(p->m32),
+	    OCL_INT(p->s32),  OCL_END,            OCL_END,           OCL_END,
+	    OCL_END};
+	if (packed) { // and the packed kernel's own three
+		args[17] = OCL_UINT(p->pz);
+		args[18] = OCL_UINT(p->pm);
+		args[19] = OCL_INT(p->ps);
+	}
+	return ocl_run(c->ocl, "convolve", kernel,
+	               up_div((size_t)W * ch, packed ? D3P_SAMPLES(ch) : D3_SAMPLES),
+	               up_div((size_t)H, packed ? D3P_ROWS : D3_ROWS(ch)), lx, ly, args);
 }
 
 // Whether convolve_sep_cpu_cN takes the image: a separable kernel of radius at most

@@ -16,6 +16,8 @@ struct convolve_ints {
 	int dev_s;        // or t / D when dev_m is 0
 	uint32_t m32;     // ... in 32 bits (convolve_3x3): ((t * m32) >> 32) >> s32, or
 	int s32;          // t >> s32 when m32 is 0; s32 -1: not available for this D
+	uint32_t pz, pm;  // convolve_3x3_packed: the halves' start Z, and floor(u / D) as
+	int ps;           // (u * pm) >> ps; ps -1: that kernel does not take this kernel
 };
 
 // params is the block of a parsed convolve stage (struct chain_stage.params).
