@@ -636,7 +636,7 @@ D3_ITEM(4)
 // 65535: the word's exact value is then (acc_lo + Z) + (acc_hi + Z) 2^16, whatever the
 // carries and borrows between the halves on the way (the sum is taken modulo 2^32, and its
 // exact value is below 2^32). The division is in 32 bits too (finish_packed). On 8K images
-// on an H200 this took 10-26% less time than convolve_3x3 for box and sobel-x 3x3 with 1 to
+// on an H200 this took 8-26% less time than convolve_3x3 for box and sobel-x 3x3 with 1 to
 // 4 channels (docs/BENCHMARKS.md, fifteenth session). Only the GPU kernels take it.
 //
 // Samples g .. g + NS - 1 of D3P_ROWS rows an item (NS = D3P_SAMPLES(CH)), from the NS / 4 +
@@ -758,7 +758,8 @@ d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, co
 			d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
 		return;
 	}
-	// the edge items: 8 samples of 2 rows at a time
+	// the edge items: 8 samples of 2 rows at a time (with these loops unrolled the packed
+	// kernel took up to 17% more time on an H200: docs/BENCHMARKS.md, fifteenth session)
 	for (int gs = g; gs < g + NS && gs < ns; gs += D3_SAMPLES)
 		for (int ys = y0; ys < y0 + NR && ys < H; ys += 2)
 			d3_item2(CH, in, out, W, H, w, border, off, M, s, gs, ys, true);

@@ -322,10 +322,12 @@ static void weights_3x3(const struct convolve_params *p, int32_t k[9])
 // the 16-bit halves of a word, 255 sum|k| <= 65535: Z = 255 times the sum of the negative
 // weights' |k|, and the division q = (u * pm) >> ps for the u = max(acc + off, 0) the kernel
 // can make, 0 <= u <= umax = 255 (the sum of the positive weights) + off. pm and ps keep
-// u * pm below 2^32 up to umax and give floor(u / D) for every u up to min(umax, 256 D),
-// checked here for each of those (at most 65536 + off) values: above 256 D, q is at least
-// 256, as it grows with u, and the kernel saturates it to 255. ps is -1 where the weights
-// are too large or no such pm and ps exist (a large bias); convolve_3x3 then takes p.
+// u * pm below 2^32 up to umax, and give floor(u / D) for every u up to top = min(umax,
+// 256 D): checked at u = j D - 1 and j D for j = 0 .. top / D + 1, which covers every u up
+// to top, as q grows with u (a q right at both ends of a step is right inside it). Above
+// 256 D, q is then at least 256, and the kernel saturates it to 255. The largest ps that
+// works is taken. ps is -1 where the weights are too large or no pm and ps exist (a large
+// bias); convolve_3x3 then takes p.
 static void packed_setup(struct convolve_params *p)
 {
 	int32_t k[9];
@@ -334,24 +336,26 @@ static void packed_setup(struct convolve_params *p)
 	p->ps = -1;
 	if (p->n != 3)
 		return;
+	// sum|k| first (a separable kernel's sum|kx| sum|ky|; bounds_ok holds, so no overflow):
+	// the weights' 2-D products need not fit int32 until it is known to be small
+	if (255 * (p->separable ? abs_sum(p->w, 3) * abs_sum(p->w + 3, 3) : abs_sum(p->w, 9)) >
+	    65535)
+		return;
 	weights_3x3(p, k);
 	for (int i = 0; i < 9; i++)
 		if (k[i] > 0)
 			pos += k[i];
 		else
 			neg -= k[i];
-	if (255 * (pos + neg) > 65535)
-		return;
 	umax = 255 * pos + p->off > 0 ? 255 * pos + p->off : 0;
 	top = umax < 256 * p->D ? umax : 256 * p->D;
 	for (int s = 31; s >= 0; s--) {
-		const uint64_t m = p->D == 1 ? 1 : ((uint64_t)1 << s) / (uint64_t)p->D + 1;
-		int64_t u = 0;
-		if (m > UINT32_MAX || (uint64_t)umax * m > UINT32_MAX)
-			continue;
-		while (u <= top && (int64_t)(((uint64_t)u * m) >> s) == u / p->D)
-			u++;
-		if (u > top) {
+		const uint64_t m = ((uint64_t)1 << s) / (uint64_t)p->D + 1;
+		bool exact = m <= UINT32_MAX && (uint64_t)umax * m <= UINT32_MAX;
+		for (int64_t j = 0; exact && j <= top / p->D + 1; j++)
+			for (int64_t u = j * p->D - 1; u <= j * p->D; u++)
+				exact &= u < 0 || (int64_t)(((uint64_t)u * m) >> s) == u / p->D;
+		if (exact) {
 			p->pz = (uint32_t)(255 * neg);
 			p->pm = (uint32_t)m;
 			p->ps = s;
