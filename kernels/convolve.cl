@@ -673,10 +673,12 @@ static inline int8 d3p_unpack(const uint *w)
 	return convert_int8((uint8)(w[0] & 0xFFFFu, w[1] & 0xFFFFu, w[0] >> 16, w[1] >> 16,
 				    w[2] & 0xFFFFu, w[3] & 0xFFFFu, w[2] >> 16, w[3] >> 16));
 }
+
 // The contract's last step on 8 sums t = acc + off, in 32 bits: u = max(t, 0) and q =
-// min((u * pm) >> ps, 255). The host chose pm and ps so that u * pm stays below 2^32 for
-// every u this kernel can make and (u * pm) >> ps = floor(u / D) for u <= 256 D (checked for
-// every u), so q is floor(u / D) below 256 D and 255 above it.
+// min((u * pm) >> ps, 255). The host chose pm and ps (packed_setup, which says how it
+// checked them) so that u * pm stays below 2^32 for every u this kernel can make and
+// (u * pm) >> ps = floor(u / D) for u <= 256 D, so q is floor(u / D) below 256 D and 255
+// above it.
 static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 {
 	const uint8 u = convert_uint8(max(t, 0));
