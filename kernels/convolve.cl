@@ -769,23 +769,22 @@ d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, co
 
 // ---- CPU devices ------------------------------------------------------------------------
 // convolve_sep_cpu_cN: separable kernels of radius at most SEP_CPU_MAX_R on CPU devices
-// (src/stages/convolve.c picks it by the device's type). Built only for CPU devices
-// (CLIMG_CPU_DEVICE, src/ocl.c): NVIDIA's compiler took 14 s for this program with it. One
-// work-item (local size 1, so no
-// barrier) computes a tile of SEP_CPU_TW samples x SEP_CPU_TH rows: each of the tile's
-// th + 2r input rows is gathered, border-mapped, into the private row src (the tile's
-// samples and r * CH on each side), its horizontal pass goes into the private int32 rows
-// mid, and the vertical pass (int64) finishes the tile's samples row by row. Both passes
-// sum a run of consecutive samples (16 as an int16, 8 as a long8) over all the taps before
-// storing it, so the sums stay in vector registers (on PoCL 12-25% less time than loops
-// over the tile's row for each tap, which loaded and stored the sums at every tap). With
-// sym (as for sep_strip: the host found kx and ky symmetric and two first-pass values add
-// within int32) both passes add the two samples that share a weight before multiplying.
-// Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)). Tiles of 128 rows rather than 64
-// sum fewer halo rows twice: on PoCL, 8K RGB gauss sigma 8 took 10% less time, sigma 2 the
-// same (docs/BENCHMARKS.md, tenth session; a ring of n rows instead, as the GPUs' strip
-// kernel has, was slower there).
-#ifdef CLIMG_CPU_DEVICE
+// (src/stages/convolve.c picks it with the CPU family). Built only for the CPU family on CPU
+// devices (CLIMG_CPU_KERNELS and CLIMG_CPU_DEVICE, src/ocl.c): NVIDIA's compiler took 14 s for
+// this program with it. One work-item (local size 1, so no barrier) computes a tile of
+// SEP_CPU_TW samples x SEP_CPU_TH rows: each of the tile's th + 2r input rows is gathered,
+// border-mapped, into the private row src (the tile's samples and r * CH on each side), its
+// horizontal pass goes into the private int32 rows mid, and the vertical pass (int64) finishes
+// the tile's samples row by row. Both passes sum a run of consecutive samples (16 as an int16,
+// 8 as a long8) over all the taps before storing it, so the sums stay in vector registers (on
+// PoCL 12-25% less time than loops over the tile's row for each tap, which loaded and stored
+// the sums at every tap). With sym (as for sep_strip: the host found kx and ky symmetric and
+// two first-pass values add within int32) both passes add the two samples that share a weight
+// before multiplying. Global (ceil(W * CH / SEP_CPU_TW), ceil(H / SEP_CPU_TH)). Tiles of 128
+// rows rather than 64 sum fewer halo rows twice: on PoCL, 8K RGB gauss sigma 8 took 10% less
+// time, sigma 2 the same (docs/BENCHMARKS.md, tenth session; a ring of n rows instead, as the
+// GPUs' strip kernel has, was slower there).
+#if defined(CLIMG_CPU_KERNELS) && defined(CLIMG_CPU_DEVICE)
 #define SEP_CPU_TW 64
 #define SEP_CPU_TH 128
 #define SEP_CPU_MAX_R 32
@@ -863,7 +862,21 @@ CONVOLVE_CPU_KERNEL(3)
 CONVOLVE_CPU_KERNEL(4)
 #endif
 
-// The kernels, one per channel count.
+// The kernels, one per channel count. convolve_3x3_packed_cN only in the GPU family's
+// programs (src/ocl.c): the CPU family keeps convolve_3x3 (src/stages/convolve.c, run_3x3).
+#ifndef CLIMG_CPU_KERNELS
+#define CONVOLVE_3X3_PACKED(CH)                                                                 \
+	__kernel void convolve_3x3_packed_c##CH(                                                \
+	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
+	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
+	    uint Z, uint pm, int ps)                                                            \
+	{                                                                                       \
+		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, Z, pm, ps);                   \
+	}
+#else
+#define CONVOLVE_3X3_PACKED(CH)
+#endif
 #define CONVOLVE_KERNELS(CH)                                                                    \
 	__kernel void convolve_sep_strip_c##CH(                                                 \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
@@ -901,14 +914,7 @@ CONVOLVE_CPU_KERNEL(4)
 		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
 		d3(CH, in, out, W, H, w, border, off, M, s, false, 0, 0, 0);                    \
 	}                                                                                       \
-	__kernel void convolve_3x3_packed_c##CH(                                                \
-	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
-	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
-	    uint Z, uint pm, int ps)                                                            \
-	{                                                                                       \
-		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, Z, pm, ps);                   \
-	}                                                                                       \
+	CONVOLVE_3X3_PACKED(CH)                                                                 \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \
 					int H, __global const int *w, int r, int border,        \
 					long off, long D, long M, int S)                        \

@@ -10,6 +10,7 @@ uchar grey_luma(uint r, uint g, uint b, int wr, int wg, int wb)
 	return (uchar)(wr ? (wr * r + wg * g + wb * b + 16384u) >> 15 : (r + g + b + 1u) / 3u);
 }
 
+#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 // RGB (3 channels) to grey. Global size: ceil(npx / 16).
 __kernel void grey_c3(__global const uchar *in, __global uchar *out, uint npx, int wr, int wg,
 		      int wb)
@@ -57,6 +58,7 @@ __kernel void grey_c4(__global const uchar *in, __global uchar *out, uint npx, i
 		}
 	}
 }
+#else // the CPU family
 
 // For CPU devices: work-item g converts pixels [g P, g P + P) (P = GREY_CPU_PX), 16 at a
 // time with whole aligned 16-byte loads and stores (the pixel offsets are multiples of 16,
@@ -119,3 +121,4 @@ __kernel void grey_cpu_c4(__global const uchar *in, __global uchar *out, uint np
 		out[2 * p + 1] = in[4 * p + 3];
 	}
 }
+#endif

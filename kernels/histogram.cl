@@ -18,6 +18,7 @@
 // merging runs of equal bytes first, on noisy and on uniform images alike: see
 // docs/BENCHMARKS.md.)
 
+#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 // Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
 // unrolls with each byte's channel known (PoCL warns otherwise).
 static inline __attribute__((always_inline)) void
@@ -77,7 +78,7 @@ HISTOGRAM_KERNEL(2)
 HISTOGRAM_KERNEL(3)
 HISTOGRAM_KERNEL(4)
 
-// ---- CPU devices ------------------------------------------------------------------------
+#else // ---- the CPU family: CPU devices ----------------------------------------------------
 // histogram_cpu_1 .. histogram_cpu_4: work-item g counts bytes [g S, g S + S) of the image
 // (S = slice, a multiple of 48 that the host picks; a work-group is one work-item) into
 // private sub-histograms with plain increments, 48 bytes (a whole number of pixels for any
@@ -117,3 +118,4 @@ HISTOGRAM_CPU_KERNEL(1)
 HISTOGRAM_CPU_KERNEL(2)
 HISTOGRAM_CPU_KERNEL(3)
 HISTOGRAM_CPU_KERNEL(4)
+#endif

@@ -12,6 +12,7 @@
 REMAP_KERNELS(rotate_90, 1)
 REMAP_KERNELS(rotate_270, 2)
 
+#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 // 180 degrees reverses the pixel order of the whole (row-major, unpadded) image:
 // out pixel i = in pixel W*H-1-i. Any size: one work-item per pixel, global (W, H).
 __kernel void rotate_180(__global const uchar *in, __global uchar *out, int W, int H, int ch)
@@ -64,7 +65,7 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 ROTATE_180_WORDS(rotate_180_c2, 2)
 ROTATE_180_WORDS(rotate_180_c3, 3)
 ROTATE_180_WORDS(rotate_180_c4, 4)
-
+#else // the CPU family
 // For CPU devices, any size: work-item g writes output pixels [g P, g P + P) of the n = W*H
 // (P = ROTATE_180_CPU_PX), in groups of 16 bytes (16, 8 or 4 pixels; 3 channels: 16 pixels,
 // 48 bytes) whose pixels it reads as one group from the mirrored place and reverses in
@@ -105,6 +106,7 @@ ROTATE_180_CPU(rotate_180_cpu_c1, 1, 16)
 ROTATE_180_CPU(rotate_180_cpu_c2, 2, 8)
 ROTATE_180_CPU(rotate_180_cpu_c3, 3, 16)
 ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
+#endif
 
 // ---- any angle: the mapping of src/stages/rotate.c ------------------------------------------
 // ow x oh is the output; C, S = round(2^30 cos A), round(2^30 sin A); bg holds the background
@@ -154,6 +156,16 @@ int rotate_q_px(uint q)
 {
 	return (int)(q >> 8) - BIAS_PX;
 }
+
+// U and V of the mapping for output pixel (x, y): 2^31 (source position + 2^17), positive.
+// The products are 32 x 32 -> 64 bits (one instruction on some GPUs, not a 64-bit multiply).
+#define MAP_UV()                                                                         \
+	int dx = 2 * x + 1 - ow, dy = 2 * y + 1 - oh; /* |dx|, |dy| < 2^18 */              \
+	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
+	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
+
+// The rest of this section, to the tile kernels, is the GPU family's (src/ocl.c).
+#ifndef CLIMG_CPU_KERNELS
 
 // Byte offsets in the input (W x H x ch, less than 2^31 bytes) of the source pixel (sx, sy) and
 // of the three to its right and below, with ok[k] set where the pixel is inside the input
@@ -274,13 +286,6 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	}
 	return r;
 }
-
-// U and V of the mapping for output pixel (x, y): 2^31 (source position + 2^17), positive.
-// The products are 32 x 32 -> 64 bits (one instruction on some GPUs, not a 64-bit multiply).
-#define MAP_UV()                                                                         \
-	int dx = 2 * x + 1 - ow, dy = 2 * y + 1 - oh; /* |dx|, |dy| < 2^18 */              \
-	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
-	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
 // Where the taps of a tile lie (bilinear: the source pixel and the next column and row), from
 // U and V (MAP_UV) at its corner pixel (x0, y0); at the other corners they are U and V plus
@@ -453,6 +458,7 @@ ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true)
 ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true)
 ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true)
 ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true)
+#endif // !CLIMG_CPU_KERNELS
 
 // For CPU devices (kernels/cpu.clh), and for inputs of 2^31 bytes or more: one output pixel a
 // work-item, taps read only where they are inside the input. On PoCL (8K, rotate:30) the tile

@@ -69,17 +69,28 @@ struct ocl {
 	int built, cached;         // programs built by ocl_build; of those, from the cache
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
-	char build_opts[96];       // every program's build options (build_options)
+	char build_opts[128];      // every program's build options (build_options)
 };
 
-// Every program's build options (set by ocl_open): OpenCL C 1.2, CLIMG_LOCAL_MEM_BYTES, the
+// Every program's build options (set_build_options): OpenCL C 1.2; CLIMG_LOCAL_MEM_BYTES, the
 // device's CL_DEVICE_LOCAL_MEM_SIZE, which kernels may size their __local arrays by
-// (kernels/remap.clh does), and on a CPU device CLIMG_CPU_DEVICE, which keeps kernels only
-// CPU devices run (kernels/convolve.cl's sep_cpu) out of GPU builds, where they would only
-// cost compile time. The options are part of every cache key.
+// (kernels/remap.clh does); CLIMG_CPU_KERNELS with the CPU family of kernels
+// (ocl_cpu_kernels), so that a program holds only the family that runs; and on a CPU device
+// CLIMG_CPU_DEVICE, which keeps kernels only CPU devices run (kernels/convolve.cl's sep_cpu)
+// out of GPU builds, where they would only cost compile time. A smaller program loads
+// faster: on PoCL (2-core VM, docs/BENCHMARKS.md, sixteenth session) building the rotate
+// program from the cache took 11 ms instead of 39, convolve 17 instead of 28. The options are
+// part of every cache key.
 static const char *build_options(const struct ocl *o)
 {
 	return o->build_opts;
+}
+
+static void set_build_options(struct ocl *o)
+{
+	snprintf(o->build_opts, sizeof o->build_opts, "-cl-std=CL1.2 -DCLIMG_LOCAL_MEM_BYTES=%llu%s%s",
+	         (unsigned long long)o->local_mem_bytes, o->cpu_kernels ? " -DCLIMG_CPU_KERNELS" : "",
+	         o->cpu_device ? " -DCLIMG_CPU_DEVICE" : "");
 }
 
 // A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
@@ -628,8 +639,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	fault_local_mem = env_number("CLIMG_FAULT_LOCAL_MEM");
 	if (fault_local_mem && fault_local_mem < o->local_mem_bytes)
 		o->local_mem_bytes = fault_local_mem;
-	snprintf(o->build_opts, sizeof o->build_opts, "-cl-std=CL1.2 -DCLIMG_LOCAL_MEM_BYTES=%llu%s",
-	         (unsigned long long)o->local_mem_bytes, o->cpu_device ? " -DCLIMG_CPU_DEVICE" : "");
+	set_build_options(o);
 	if (!available) {
 		err_set("opencl: %s is not available", o->name);
 		goto fail;
@@ -669,6 +679,26 @@ static void events_release(struct ocl *o)
 	o->nevents = 0;
 }
 
+// Releases every kernel and program built so far; ocl_build and the kernel lookups make them
+// again when next asked.
+static void programs_drop(struct ocl *o)
+{
+	while (o->kernels) {
+		struct ocl_kernel *k = o->kernels;
+
+		o->kernels = k->next;
+		RELEASE(clReleaseKernel, k->kern);
+		free(k);
+	}
+	while (o->programs) {
+		struct ocl_program *p = o->programs;
+
+		o->programs = p->next;
+		RELEASE(clReleaseProgram, p->prog);
+		free(p);
+	}
+}
+
 void ocl_close(struct ocl *o)
 {
 	if (!o)
@@ -684,20 +714,7 @@ void ocl_close(struct ocl *o)
 		RELEASE(clReleaseMemObject, p->mem);
 		free(p);
 	}
-	while (o->kernels) {
-		struct ocl_kernel *k = o->kernels;
-
-		o->kernels = k->next;
-		RELEASE(clReleaseKernel, k->kern);
-		free(k);
-	}
-	while (o->programs) {
-		struct ocl_program *p = o->programs;
-
-		o->programs = p->next;
-		RELEASE(clReleaseProgram, p->prog);
-		free(p);
-	}
+	programs_drop(o);
 	RELEASE(clReleaseCommandQueue, o->queue);
 	RELEASE(clReleaseContext, o->ctx);
 	free(o->build_log);
@@ -745,7 +762,11 @@ bool ocl_cpu_kernels(const struct ocl *o)
 
 void ocl_set_cpu_kernels(struct ocl *o, bool on)
 {
+	if (o->cpu_kernels == on)
+		return;
 	o->cpu_kernels = on;
+	set_build_options(o);
+	programs_drop(o); // built for the other family
 }
 
 // ---- profiling -----------------------------------------------------------------------------
@@ -979,8 +1000,10 @@ const char *ocl_build_log(const struct ocl *o)
 // the XDG base directory spec asks), else $HOME/.cache/climg; missing directories are
 // created with mode 0700. NAME is the program (kernels/NAME.cl) and H, in hex, the 64-bit
 // FNV-1a hash (offset basis 0xcbf29ce484222325, prime 0x100000001b3, over bytes) of the
-// device's identity: one file per (device, program), so a changed kernel source replaces
-// its old entry instead of piling up beside it.
+// device's identity followed by the build options: one file per (device, kernel family,
+// program), so a changed kernel source replaces its old entry instead of piling up beside
+// it, and a process that runs the other family (tests/kernels, tools/bench --kernels) does
+// not overwrite the usual one.
 //
 // The key of an entry is the text
 //   "climg program cache 1\nplatform: P\nplatform version: PV\ndevice: D\n"
@@ -1156,7 +1179,9 @@ static struct cache_key *cache_key_new(struct ocl *o, const char *name, const ch
 	if (!o->cache_dir || !(k = calloc(1, sizeof *k)))
 		return NULL;
 	snprintf(hex, sizeof hex, "%016llx",
-	         (unsigned long long)fnv1a64(FNV1A64_BASIS, o->cache_id, strlen(o->cache_id)));
+	         (unsigned long long)fnv1a64(fnv1a64(FNV1A64_BASIS, o->cache_id,
+	                                             strlen(o->cache_id)),
+	                                     build_options(o), strlen(build_options(o))));
 	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, build_options(o),
 	               name, source);
 	if (len < 0 || !(k->text = malloc((size_t)len + 1)) ||

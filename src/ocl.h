@@ -46,6 +46,9 @@ int ocl_about(const struct ocl *o, struct ocl_about *a);
 // false for the GPU ones. ocl_open sets it from the device's type: true for
 // CL_DEVICE_TYPE_CPU. Both families give the same bytes on any device; tests and the
 // benchmark override the choice with ocl_set_cpu_kernels to run either one anywhere.
+// Programs are built with the family's kernels only (CLIMG_CPU_KERNELS defined for the CPU
+// family; the GPU family's large-input fallbacks are in both), so ocl_set_cpu_kernels
+// releases the programs built for the other family.
 bool ocl_cpu_kernels(const struct ocl *o);
 // Whether the device is a CPU device (CL_DEVICE_TYPE_CPU). Its programs are built with
 // CLIMG_CPU_DEVICE defined, so kernels that only CPU devices run exist only there.

@@ -193,6 +193,20 @@ int main(int argc, char **argv)
 			image_free(&im);
 		}
 	}
+	// A program holds one family's kernels (src/ocl.c), so switching families releases the
+	// programs built so far: without that the other family's kernels would be missing.
+	for (int k = 0; k < 2; k++) {
+		struct img im;
+		bool fam = k == 0 ? !cpu : cpu;
+		ocl_set_cpu_kernels(o, fam);
+		if (image_make(&im, 67, 300, 3, 7, false) < 0)
+			goto fail;
+		snprintf(name, sizeof name, "kernels %s, then %s: 67x300x3 rotate:90 rotate:30 grey "
+			 "histogram", argv[1], fam ? "cpu" : "gpu");
+		verify(o, &im, (const char *const[]){ "rotate:90", "rotate:30", "grey", "histogram",
+						      NULL }, name);
+		image_free(&im);
+	}
 	ocl_close(o);
 	return failures ? 1 : 0;
 fail:

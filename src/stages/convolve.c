@@ -63,8 +63,8 @@
 //
 // Test-only hooks (not user options): CLIMG_CONVOLVE_PATH=cpu makes run_cl take
 // convolve_sep_cpu (CPU devices' kernel for separable kernels of radius up to 32) where it
-// applies, on CPU devices only (other devices' programs lack it); elsewhere it acts as
-// =tile. CLIMG_CONVOLVE_PATH=global makes run_cl take the
+// applies, on CPU devices with the CPU kernels only (other programs lack it); elsewhere it
+// acts as =tile. CLIMG_CONVOLVE_PATH=global makes run_cl take the
 // paths that use no local memory other than the 3 x 3 word path, =tile the local-memory
 // paths (strips, tiles) where they fit (any non-empty value keeps the 3 x 3 word path out);
 // CLIMG_CONVOLVE_STRIP=N caps the rows of one strip of the two-pass path and of the strip
@@ -1616,17 +1616,16 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 }
 
 // Whether convolve_sep_cpu_cN takes the image: a separable kernel of radius at most
-// SEP_CPU_MAX_R on a CPU device, where the kernel exists (ocl_cpu_device), when the stages'
-// CPU kernels are chosen (ocl_cpu_kernels) or the test hook CLIMG_CONVOLVE_PATH=cpu asks
-// for it; the other hook values keep it out.
+// SEP_CPU_MAX_R with the stages' CPU kernels (ocl_cpu_kernels) on a CPU device, the only
+// programs that have it (src/ocl.c); the test hook CLIMG_CONVOLVE_PATH keeps it out unless
+// it is "cpu".
 static bool sep_cpu(const struct convolve_params *p, const struct stage_cl *c)
 {
 	const char *force = getenv("CLIMG_CONVOLVE_PATH");
-	if (!p->separable || p->r > SEP_CPU_MAX_R || !ocl_cpu_device(c->ocl))
+	if (!p->separable || p->r > SEP_CPU_MAX_R || !ocl_cpu_device(c->ocl) ||
+	    !ocl_cpu_kernels(c->ocl))
 		return false;
-	if (force && *force)
-		return !strcmp(force, "cpu");
-	return ocl_cpu_kernels(c->ocl);
+	return !force || !*force || !strcmp(force, "cpu");
 }
 
 // A separable kernel through convolve_sep_cpu_cN (kernels/convolve.cl): one work-item, in a
