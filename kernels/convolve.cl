@@ -35,6 +35,8 @@
 //                         finish (finish32) where the host found it exact
 //   convolve_3x3_packed_cN  the same for small weights (255 sum|k| <= 65535) on GPUs: two
 //                         sums a 32-bit word, 8 (1 channel) or 16 samples of 4 rows
+//   convolve_3x3_packed_norm_cN  the same for weights >= 0 whose sums never go past 255
+//                         once divided (box, blurs): no clamps, one mul_hi to divide
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -645,6 +647,13 @@ D3_ITEM(4)
 // g + b(a) + 2, b(a) = 4 (a / 2) + a % 2, so that words 2h and 2h + 1 make output word h.
 // The edge items are convolve_3x3's (d3_item2), 8 samples and 2 rows at a time.
 // Global (ceil(W * CH / D3P_SAMPLES(CH)), ceil(H / D3P_ROWS)).
+//
+// convolve_3x3_packed_norm (NORM) is for the weights the host found "normalised" (packed_setup):
+// none negative (Z = 0), off >= 0, and u = acc + off at most 65535 and below 256 D, so that
+// q = floor(u / D) needs neither clamp. Its halves start at off instead of 0, and the division
+// is mul_hi(u, pm) = (u * pm) >> 32, exact for those u (the host checked it). On 8K images on
+// an H200 box 3x3 took 4-6% less time than with convolve_3x3_packed (docs/BENCHMARKS.md,
+// seventeenth session).
 #define D3P_SAMPLES(CH) ((CH) == 1 ? 8 : 16)
 #define D3P_ROWS 4
 
@@ -685,10 +694,10 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 	return convert_uchar8(min((u * pm) >> ps, (uint8)255));
 }
 
-// d3p_item8 and d3p_item16: the interior item of NS samples (one body, D3P_ITEM: private
-// arrays of a constant size, as for D3_ITEM).
-#define D3P_ITEM(NS)                                                                             \
-	static inline void d3p_item##NS(const int CH, __global const uchar *in,                  \
+// d3p_item8 and d3p_item16, and d3p_item8_norm and d3p_item16_norm (NORM): the interior item
+// of NS samples (one body, D3P_ITEM: private arrays of a constant size, as for D3_ITEM).
+#define D3P_ITEM(NS, NORM, SUFFIX)                                                               \
+	static inline void d3p_item##NS##SUFFIX(const int CH, __global const uchar *in,          \
 					__global uchar *out, int W, const int *k, uint Z,        \
 					int off, uint pm, int ps, int g, int y0)                 \
 	{                                                                                        \
@@ -697,7 +706,7 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 		int8 centre[D3P_ROWS][NS / 8]; /* the output rows' own samples (alpha) */        \
 		_Pragma("unroll") for (int j = 0; j < D3P_ROWS; j++)                             \
 			_Pragma("unroll") for (int a = 0; a < NS / 2; a++)                       \
-				acc[j][a] = Z * 0x00010001u;                                     \
+				acc[j][a] = (NORM ? (uint)off : Z) * 0x00010001u;                \
 		_Pragma("unroll") for (int r = 0; r < D3P_ROWS + 2; r++) { /* row y0 - 1 + r */  \
 			__global const uint *p = (__global const uint *)(                        \
 				in + (size_t)(y0 - 1 + r) * ns + g);                             \
@@ -724,8 +733,9 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 		_Pragma("unroll") for (int j = 0; j < D3P_ROWS; j++) {                           \
 			__global uint *o = (__global uint *)(out + (size_t)(y0 + j) * ns + g);   \
 			_Pragma("unroll") for (int h = 0; h < NS / 8; h++) {                     \
-				uchar8 q = finish_packed(d3p_unpack(acc[j] + 4 * h) + (off - (int)Z), \
-							 pm, ps);                                \
+				const int8 u = d3p_unpack(acc[j] + 4 * h);                       \
+				uchar8 q = NORM ? convert_uchar8(mul_hi(convert_uint8(u), pm))   \
+						: finish_packed(u + (off - (int)Z), pm, ps);     \
 				if (HAS_ALPHA(CH))                                               \
 					q = select(q, convert_uchar8(centre[j][h]), alpha);      \
 				o[2 * h] = as_uint2(q).x;                                        \
@@ -734,15 +744,19 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 		}                                                                                \
 	}
 
-D3P_ITEM(8)
-D3P_ITEM(16)
+D3P_ITEM(8, false, )
+D3P_ITEM(16, false, )
+D3P_ITEM(8, true, _norm)
+D3P_ITEM(16, true, _norm)
 
 // One item of convolve_3x3 (PACKED false: D3_SAMPLES samples of D3_ROWS(CH) rows; off, M
 // and s for finish32) or convolve_3x3_packed (PACKED: D3P_SAMPLES(CH) samples of D3P_ROWS
-// rows; its interior items also take Z, pm and ps).
+// rows; its interior items also take Z, pm and ps) or convolve_3x3_packed_norm (PACKED and
+// NORM: the interior items take pm, not Z or ps).
 static inline __attribute__((always_inline)) void
 d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, const int *w,
-   int border, int off, uint M, int s, const bool PACKED, uint Z, uint pm, int ps)
+   int border, int off, uint M, int s, const bool PACKED, const bool NORM, uint Z, uint pm,
+   int ps)
 {
 	const int NS = PACKED ? D3P_SAMPLES(CH) : D3_SAMPLES;
 	const int NR = PACKED ? D3P_ROWS : D3_ROWS(CH);
@@ -750,7 +764,11 @@ d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, co
 	if (g >= ns || y0 >= H)
 		return;
 	if (y0 >= 1 && y0 + NR < H && g >= 4 && g + NS + 4 <= ns) {
-		if (PACKED && NS == 16)
+		if (PACKED && NORM && NS == 16)
+			d3p_item16_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0);
+		else if (PACKED && NORM)
+			d3p_item8_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0);
+		else if (PACKED && NS == 16)
 			d3p_item16(CH, in, out, W, w, Z, off, pm, ps, g, y0);
 		else if (PACKED)
 			d3p_item8(CH, in, out, W, w, Z, off, pm, ps, g, y0);
@@ -862,8 +880,9 @@ CONVOLVE_CPU_KERNEL(3)
 CONVOLVE_CPU_KERNEL(4)
 #endif
 
-// The kernels, one per channel count. convolve_3x3_packed_cN only in the GPU family's
-// programs (src/ocl.c): the CPU family keeps convolve_3x3 (src/stages/convolve.c, run_3x3).
+// The kernels, one per channel count. convolve_3x3_packed_cN and convolve_3x3_packed_norm_cN
+// only in the GPU family's programs (src/ocl.c): the CPU family keeps convolve_3x3
+// (src/stages/convolve.c, run_3x3).
 #ifndef CLIMG_CPU_KERNELS
 #define CONVOLVE_3X3_PACKED(CH)                                                                 \
 	__kernel void convolve_3x3_packed_c##CH(                                                \
@@ -872,7 +891,15 @@ CONVOLVE_CPU_KERNEL(4)
 	    uint Z, uint pm, int ps)                                                            \
 	{                                                                                       \
 		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, Z, pm, ps);                   \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps);            \
+	}                                                                                       \
+	__kernel void convolve_3x3_packed_norm_c##CH(                                           \
+	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
+	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
+	    uint pm)                                                                            \
+	{                                                                                       \
+		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0);              \
 	}
 #else
 #define CONVOLVE_3X3_PACKED(CH)
@@ -912,7 +939,7 @@ CONVOLVE_CPU_KERNEL(4)
 					 int s)                                                 \
 	{                                                                                       \
 		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, false, 0, 0, 0);                    \
+		d3(CH, in, out, W, H, w, border, off, M, s, false, false, 0, 0, 0);             \
 	}                                                                                       \
 	CONVOLVE_3X3_PACKED(CH)                                                                 \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \

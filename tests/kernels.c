@@ -57,9 +57,13 @@ static const char *const chains[][6] = {
 	{ "rotate:0.01" },
 	// 3 x 3 convolutions on rows of whole words: the GPU family takes convolve_3x3_packed
 	// where the weights are small enough (all but the last, whose weights are scaled to
-	// 2^20), the CPU family convolve_3x3; other widths take the other paths
+	// 2^20), or convolve_3x3_packed_norm where the sums need no clamp (box, the next row's
+	// first three), the CPU family convolve_3x3; other widths take the other paths
 	{ "convolve:box", "convolve:sobel-x:bias=128", "convolve:sharpen:border=wrap",
 	  "convolve:emboss:border=reflect", "convolve:edge:bias=64:border=zero" },
+	{ "convolve:kernel=1,2,1,2,4,2,1,2,1:border=zero",
+	  "convolve:kernel=1,2,3,4,5,6,7,8,9:norm=255:border=wrap",
+	  "convolve:box:bias=0.4:border=reflect", "convolve:box:bias=1" },
 	{ "convolve:kernel=1,2,3,4,5,6,7,8,9:border=zero:bias=-60",
 	  "convolve:kernel=0,0,0,0,-257,0,0,0,0:norm=none:bias=300:border=reflect",
 	  "convolve:gauss:sigma=0.5" },

@@ -483,6 +483,30 @@ static bool packed_exact(const struct convolve_ints *ci)
 	return true;
 }
 
+// Whether convolve_3x3_packed_norm's division (kernels/convolve.cl) holds for ci: no
+// negative weight, off = B + D / 2 >= 0, every u = acc + off the kernel can make (0 .. umax =
+// 255 (the sum of the weights) + off) below 256 D and 65536, and mul_hi(u, pn) = floor(u / D)
+// for each of them.
+static bool norm_exact(const struct convolve_ints *ci)
+{
+	int64_t pos = 0, umax;
+	if (ci->n != 3 || ci->pn == 0 || !packed_exact(ci))
+		return false;
+	for (int i = 0; i < 9; i++) {
+		const int64_t k = ci->separable ? (int64_t)ci->w[3 + i / 3] * ci->w[i % 3] : ci->w[i];
+		if (k < 0)
+			return false;
+		pos += k;
+	}
+	umax = 255 * pos + ci->B + ci->D / 2;
+	if (ci->B + ci->D / 2 < 0 || umax >= 256 * ci->D || umax > 65535)
+		return false;
+	for (int64_t u = 0; u <= umax; u++)
+		if ((int64_t)(((uint64_t)u * ci->pn) >> 32) != u / ci->D)
+			return false;
+	return true;
+}
+
 static void test_convolve_ints(void)
 {
 	static const char *const gauss[] = { "convolve:gauss:sigma=0.5", "convolve:gauss",
@@ -639,7 +663,30 @@ static void test_convolve_ints(void)
 	for (int i = 0; unpacked[i]; i++)
 		if (ints_of(unpacked[i], &ci, &c)) {
 			snprintf(name, sizeof name, "%s: not convolve_3x3_packed", unpacked[i]);
-			CHECK(name, ci.ps == -1);
+			CHECK(name, ci.ps == -1 && ci.pn == 0);
+			chain_free(&c);
+		}
+	// convolve_3x3_packed_norm: of those, the ones whose sums need no clamp (no negative
+	// weight, no bias that could push a sum below 0 or past 255 D); the others keep
+	// convolve_3x3_packed (a negative weight, a bias, a sum of 255 x 257, D = 1)
+	static const char *const norm[] = {
+		"convolve:box", "convolve:box:border=wrap", "convolve:kernel=1,2,1,2,4,2,1,2,1",
+		"convolve:kernel=1,2,3,4,5,6,7,8,9:norm=255",
+		"convolve:kernel=1,2,3,4,5,6,7,8,9:norm=1000", "convolve:box:bias=0.4", NULL };
+	for (int i = 0; norm[i]; i++)
+		if (ints_of(norm[i], &ci, &c)) {
+			snprintf(name, sizeof name, "%s: convolve_3x3_packed_norm, exact", norm[i]);
+			CHECK(name, norm_exact(&ci));
+			chain_free(&c);
+		}
+	static const char *const packed_only[] = {
+		"convolve:sobel-x", "convolve:box:bias=1", "convolve:box:bias=-1",
+		"convolve:kernel=1,2,1,2,4,2,1,2,1:norm=7:bias=3.5", "convolve:kernel=1,1,1,1,249,1,1,1,1",
+		"convolve:kernel=0,0,0,0,1,0,0,0,0", "convolve:kernel=1,2,3,4,5,6,7,8,9:norm=45:bias=1", NULL };
+	for (int i = 0; packed_only[i]; i++)
+		if (ints_of(packed_only[i], &ci, &c)) {
+			snprintf(name, sizeof name, "%s: convolve_3x3_packed, not _norm", packed_only[i]);
+			CHECK(name, packed_exact(&ci) && ci.pn == 0);
 			chain_free(&c);
 		}
 	// integers too large for the bound are scaled too; a normalised kernel still sums to D

@@ -137,6 +137,8 @@ struct convolve_params {
 	uint32_t pz;   // convolve_3x3_packed's: the halves' start Z, and the division as
 	uint32_t pm;   // (u * pm) >> ps; ps is -1 where that kernel does not take p (see
 	int ps;        // packed_setup)
+	uint32_t pn;   // convolve_3x3_packed_norm's division mul_hi(u, pn); 0 where that
+	               // kernel does not take p (packed_setup)
 	int32_t *w;    // separable: kx[n] then ky[n]; else k[n * n], row by row (dy, then dx)
 	char what[48]; // "3x3 sharpen", for messages
 };
@@ -328,11 +330,26 @@ static void weights_3x3(const struct convolve_params *p, int32_t k[9])
 // 256 D, q is then at least 256, and the kernel saturates it to 255. The largest ps that
 // works is taken. ps is -1 where the weights are too large or no pm and ps exist (a large
 // bias); convolve_3x3 then takes p.
+//
+// convolve_3x3_packed_norm takes p where its sums need no clamp: no negative weight, off >= 0
+// and umax below 256 D (a normalised kernel - box, a blur - with no positive bias), and
+// umax <= 65535, as its halves start at off. It divides as mul_hi(u, pn) = (u pn) >> 32,
+// pn = floor(2^32 / D) + 1, checked as above for every u up to umax; pn is 0 where it does
+// not take p.
+static bool div_exact(int64_t D, uint64_t m, int s, int64_t top)
+{
+	for (int64_t j = 0; j <= top / D + 1; j++)
+		for (int64_t u = j * D - 1; u <= j * D; u++)
+			if (u >= 0 && (int64_t)(((uint64_t)u * m) >> s) != u / D)
+				return false;
+	return true;
+}
+
 static void packed_setup(struct convolve_params *p)
 {
 	int32_t k[9];
 	int64_t pos = 0, neg = 0, umax, top;
-	p->pz = p->pm = 0;
+	p->pz = p->pm = p->pn = 0;
 	p->ps = -1;
 	if (p->n != 3)
 		return;
@@ -349,19 +366,18 @@ static void packed_setup(struct convolve_params *p)
 			neg -= k[i];
 	umax = 255 * pos + p->off > 0 ? 255 * pos + p->off : 0;
 	top = umax < 256 * p->D ? umax : 256 * p->D;
-	for (int s = 31; s >= 0; s--) {
+	for (int s = 31; s >= 0 && p->ps < 0; s--) {
 		const uint64_t m = ((uint64_t)1 << s) / (uint64_t)p->D + 1;
-		bool exact = m <= UINT32_MAX && (uint64_t)umax * m <= UINT32_MAX;
-		for (int64_t j = 0; exact && j <= top / p->D + 1; j++)
-			for (int64_t u = j * p->D - 1; u <= j * p->D; u++)
-				exact &= u < 0 || (int64_t)(((uint64_t)u * m) >> s) == u / p->D;
-		if (exact) {
+		if (m <= UINT32_MAX && (uint64_t)umax * m <= UINT32_MAX &&
+		    div_exact(p->D, m, s, top)) {
 			p->pz = (uint32_t)(255 * neg);
 			p->pm = (uint32_t)m;
 			p->ps = s;
-			return;
 		}
 	}
+	if (p->ps >= 0 && neg == 0 && p->off >= 0 && umax < 256 * p->D && umax <= 65535 &&
+	    p->D > 1 && div_exact(p->D, ((uint64_t)1 << 32) / (uint64_t)p->D + 1, 32, umax))
+		p->pn = (uint32_t)(((uint64_t)1 << 32) / (uint64_t)p->D + 1);
 }
 
 // Sets D-derived fields once D and B are final.
@@ -1199,7 +1215,8 @@ void convolve_ints(const void *params, struct convolve_ints *out)
 	const struct convolve_params *p = params;
 	*out =
 	    (struct convolve_ints){p->n,     p->separable != 0, p->D,   p->B,  p->w,  p->dev_m,
-	                           p->dev_s, p->m32,            p->s32, p->pz, p->pm, p->ps};
+	                           p->dev_s, p->m32,            p->s32, p->pz, p->pm, p->ps,
+	                           p->pn};
 }
 
 static int convolve_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -1580,20 +1597,21 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
 // D3_ROWS(ch) rows a work-item; with the GPU kernels (ocl_cpu_kernels false), where its
-// integers exist (packed_setup), through convolve_3x3_packed_cN: D3P_SAMPLES(ch) samples of
-// D3P_ROWS rows. (On PoCL, 2 cores, the packed kernel took up to 1.7 times as long for box
-// and sobel-x 3x3 on 8K RGB: docs/BENCHMARKS.md, fifteenth session.)
+// integers exist (packed_setup), through convolve_3x3_packed_cN, or convolve_3x3_packed_norm_cN
+// where pn is set: D3P_SAMPLES(ch) samples of D3P_ROWS rows. (On PoCL, 2 cores, the packed
+// kernel took up to 1.7 times as long for box and sobel-x 3x3 on 8K RGB: docs/BENCHMARKS.md,
+// fifteenth session.)
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
                    const struct ocl_limits *lim)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
-	const bool packed = p->ps >= 0 && !ocl_cpu_kernels(c->ocl);
+	const bool packed = p->ps >= 0 && !ocl_cpu_kernels(c->ocl), norm = packed && p->pn;
 	int32_t k[9];
-	char kernel[32];
+	char kernel[40];
 	size_t wg, lx, ly;
 	weights_3x3(p, k);
-	snprintf(kernel, sizeof kernel, packed ? "convolve_3x3_packed_c%d" : "convolve_3x3_c%d",
-	         ch);
+	snprintf(kernel, sizeof kernel, "convolve_3x3%s_c%d",
+	         norm ? "_packed_norm" : packed ? "_packed" : "", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
 	local_size(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
@@ -1605,7 +1623,9 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	    OCL_INT(k[8]),    OCL_INT(p->border), OCL_INT(p->off),   OCL_UINT(p->m32),
 	    OCL_INT(p->s32),  OCL_END,            OCL_END,           OCL_END,
 	    OCL_END};
-	if (packed) { // and the packed kernel's own three
+	if (norm) { // and the packed kernels' own: norm's one, the other's three
+		args[17] = OCL_UINT(p->pn);
+	} else if (packed) {
 		args[17] = OCL_UINT(p->pz);
 		args[18] = OCL_UINT(p->pm);
 		args[19] = OCL_INT(p->ps);

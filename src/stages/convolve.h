@@ -18,6 +18,8 @@ struct convolve_ints {
 	int s32;          // t >> s32 when m32 is 0; s32 -1: not available for this D
 	uint32_t pz, pm;  // convolve_3x3_packed: the halves' start Z, and floor(u / D) as
 	int ps;           // (u * pm) >> ps; ps -1: that kernel does not take this kernel
+	uint32_t pn;      // convolve_3x3_packed_norm: floor(u / D) as mul_hi(u, pn); 0: that
+	                  // kernel does not take this kernel
 };
 
 // params is the block of a parsed convolve stage (struct chain_stage.params).
