@@ -141,31 +141,68 @@ convolve:kernel=@$D/k5.txt:border=wrap convolve:box:size=5:border=zero convolve:
 convolve:gauss:sigma=50 convolve:box:size=31:border=wrap convolve:gauss:sigma=8:border=reflect:bias=3.5 convolve:gauss:sigma=2:radius=9:norm=0.9:border=zero
 grey convolve:sobel-x:bias=128 rotate:90 convolve:emboss:border=wrap transpose convolve:gauss:sigma=2
 convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
-	for size in 1x1 1x17 17x1 13x7 68x21 68x24 61x37 131x67; do
-		w=${size%x*}
-		h=${size#*x}
-		for ch in 1 2 3 4; do
-			img="$D/v-$size-$ch.png"
-			"$IMGTOOL" make "$w" "$h" "$ch" noise:$((w * 7 + h * 3 + ch)) "$img"
-			for path in auto tile tile:61 global cpu; do
-				hook=${path%:*}
-				[ "$path" = auto ] && hook=
-				strip=5
-				[ "$path" = tile:61 ] && strip=61
-				echo "$CHAINS" | while read -r chain; do
-					# shellcheck disable=SC2086
-					CLIMG_CONVOLVE_PATH=$hook CLIMG_CONVOLVE_STRIP=$strip "$CLIMG" "$img" $chain --verify -o "$D/v.png" >"$D/v.out" 2>&1
-					echo "$? $path $chain"
-					[ -s "$D/v.out" ] && sed 's/^/    | /' "$D/v.out"
-				done >"$D/results"
-				while read -r rc p chain; do
-					case $rc in
-					0) ok ;;
-					[0-9]*) bad "convolve opencl = cpu, $size ch=$ch ($p): $chain (exit $rc)" ;;
-					*) echo "$rc $p $chain" ;;
-					esac
-				done <"$D/results"
+	# One size and channel count, every chain on every path: "RC PATH CHAIN" lines (and the
+	# output of a failed run) into $D/results-SIZE-CH. The 32 of them are dealt out to one
+	# background worker a CPU (each run opens the device, about 0.3 s on a GPU: run one at a
+	# time, this file took over 5.5 minutes on an H200), then their results are counted in
+	# order; each case must have given one line a chain and path.
+	convolve_cl_case() {
+		cc_size=$1
+		cc_ch=$2
+		cc_w=${cc_size%x*}
+		cc_h=${cc_size#*x}
+		cc_img="$D/v-$cc_size-$cc_ch.png"
+		"$IMGTOOL" make "$cc_w" "$cc_h" "$cc_ch" noise:$((cc_w * 7 + cc_h * 3 + cc_ch)) "$cc_img"
+		for cc_path in auto tile tile:61 global cpu; do
+			cc_hook=${cc_path%:*}
+			[ "$cc_path" = auto ] && cc_hook=
+			cc_strip=5
+			[ "$cc_path" = tile:61 ] && cc_strip=61
+			echo "$CHAINS" | while read -r chain; do
+				# shellcheck disable=SC2086
+				CLIMG_CONVOLVE_PATH=$cc_hook CLIMG_CONVOLVE_STRIP=$cc_strip "$CLIMG" "$cc_img" $chain --verify -o "$D/v-$cc_size-$cc_ch-out.png" >"$D/v-$cc_size-$cc_ch.out" 2>&1
+				echo "$? $cc_path $chain"
+				[ -s "$D/v-$cc_size-$cc_ch.out" ] && sed 's/^/    | /' "$D/v-$cc_size-$cc_ch.out"
 			done
+		done >"$D/results-$cc_size-$cc_ch"
+	}
+	CV_SIZES="1x1 1x17 17x1 13x7 68x21 68x24 61x37 131x67"
+	# worker K of N: the cases whose number modulo N is K
+	convolve_cl_worker() {
+		cw_i=0
+		for cw_size in $CV_SIZES; do
+			for cw_ch in 1 2 3 4; do
+				[ $((cw_i % $2)) = "$1" ] && convolve_cl_case "$cw_size" "$cw_ch"
+				cw_i=$((cw_i + 1))
+			done
+		done
+	}
+	cv_jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+	[ "$cv_jobs" -ge 1 ] 2>/dev/null || cv_jobs=1
+	[ "$cv_jobs" -le 32 ] || cv_jobs=32
+	cv_k=0
+	cv_pids=
+	while [ "$cv_k" -lt "$cv_jobs" ]; do
+		convolve_cl_worker "$cv_k" "$cv_jobs" &
+		cv_pids="$cv_pids $!"
+		cv_k=$((cv_k + 1))
+	done
+	# shellcheck disable=SC2086
+	wait $cv_pids
+	for size in $CV_SIZES; do
+		for ch in 1 2 3 4; do
+			cv_lines=$(grep -c '^[0-9]' "$D/results-$size-$ch" 2>/dev/null)
+			if [ "${cv_lines:-0}" != $((5 * $(echo "$CHAINS" | wc -l))) ]; then
+				bad "convolve opencl = cpu, $size ch=$ch: ${cv_lines:-0} results"
+				continue
+			fi
+			while read -r rc p chain; do
+				case $rc in
+				0) ok ;;
+				[0-9]*) bad "convolve opencl = cpu, $size ch=$ch ($p): $chain (exit $rc)" ;;
+				*) echo "$rc $p $chain" ;;
+				esac
+			done <"$D/results-$size-$ch"
 		done
 	done
 	# the strip kernel with strips of its own height (128 rows for these): 3 strips. PoCL's
