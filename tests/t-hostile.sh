@@ -477,8 +477,9 @@ need_opencl "the OpenCL failure tests" || { return 0 2>/dev/null || exit 0; }
 h_chain="grey rotate:90 transpose"
 "$CLIMG" --cpu "$h_d/small.png" $h_chain -o "$h_d/cpu.png"
 
-# h_fallback NAME [VAR=VALUE...]: with the environment, the automatic device's failure
-# falls back: exit 0, the --cpu bytes, exactly one stderr line, a warning.
+# h_fallback NAME [VAR=VALUE | -u VAR ...]: with the environment (env(1)'s arguments), the
+# automatic device's failure falls back: exit 0, the --cpu bytes, exactly one stderr line, a
+# warning.
 h_fallback() {
 	_n=$1
 	shift
@@ -492,8 +493,8 @@ h_fallback() {
 	h_one_line "$_n: exactly one warning line" "^climg: warning: .*; using the CPU path$"
 }
 
-# h_named_error NAME PATTERN [VAR=VALUE...]: the same failure with --device 0 (or $h_dev)
-# is an error.
+# h_named_error NAME PATTERN [VAR=VALUE | -u VAR ...]: the same failure with --device 0 (or
+# $h_dev) is an error.
 h_named_error() {
 	_n=$1
 	_pat=$2
@@ -511,20 +512,25 @@ h_named_error() {
 	h_no_temp "$_n with --device: no temporary file" "$h_d/out"
 }
 
+# The loader's drivers are those OCL_ICD_VENDORS names: OCL_ICD_FILENAMES, which some
+# machines set (the GPU machines of docs/BENCHMARKS.md: libpocl.so.2:libnvidia-opencl.so.1),
+# would add its drivers to them, so each of these runs removes it (env -u).
 mkdir -p "$h_d/no-icd"
-h_fallback "no ICD at all" OCL_ICD_VENDORS="$h_d/no-icd"
-h_named_error "no ICD at all" "no OpenCL device found" OCL_ICD_VENDORS="$h_d/no-icd"
+h_fallback "no ICD at all" -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$h_d/no-icd"
+h_named_error "no ICD at all" "no OpenCL device found" -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$h_d/no-icd"
 h_pocl_icd=$(grep -l pocl /etc/OpenCL/vendors/*.icd 2>/dev/null | head -n 1)
 if [ -n "$h_pocl_icd" ] && "$CLIMG" --list-devices | grep -q 'Portable Computing Language'; then
 	# PoCL with POCL_DEVICES empty is a platform with zero devices; only PoCL's ICD is
 	# listed, so that another driver (a GPU) does not supply a device.
 	mkdir -p "$h_d/pocl-only"
 	cp "$h_pocl_icd" "$h_d/pocl-only/"
-	h_zero="OCL_ICD_VENDORS=$h_d/pocl-only"
+	h_zero="-u OCL_ICD_FILENAMES OCL_ICD_VENDORS=$h_d/pocl-only"
 	check "POCL_DEVICES= gives a platform with zero devices" \
-		sh -c 'env "$2" POCL_DEVICES= "$1" --list-devices | grep -q "^no OpenCL devices$"' sh "$CLIMG" "$h_zero"
-	h_fallback "a platform with zero devices" "$h_zero" POCL_DEVICES=
-	h_named_error "a platform with zero devices" "no OpenCL device found" "$h_zero" POCL_DEVICES=
+		sh -c 'env $2 POCL_DEVICES= "$1" --list-devices | grep -q "^no OpenCL devices$"' sh "$CLIMG" "$h_zero"
+	# shellcheck disable=SC2086
+	h_fallback "a platform with zero devices" $h_zero POCL_DEVICES=
+	# shellcheck disable=SC2086
+	h_named_error "a platform with zero devices" "no OpenCL device found" $h_zero POCL_DEVICES=
 fi
 # A GPU on platform 1 behind PoCL on platform 0 (tests/fakeicd.c: a fake driver whose GPU
 # answers every query and then cannot create a context). The ICD loader reads its
@@ -538,7 +544,7 @@ if [ -n "$h_pocl" ] && [ -f "$FAKEICD" ]; then
 		mkdir -p "$h_d/icd"
 		cat "$h_pocl" >"$h_d/icd/p$h_i.icd"
 		echo "$FAKEICD" >"$h_d/icd/g$h_i.icd"
-		OCL_ICD_PLATFORM_SORT=none OCL_ICD_VENDORS="$h_d/icd" "$CLIMG" --list-devices >"$h_d/devs"
+		env -u OCL_ICD_FILENAMES OCL_ICD_PLATFORM_SORT=none OCL_ICD_VENDORS="$h_d/icd" "$CLIMG" --list-devices >"$h_d/devs"
 		if sed -n 1p "$h_d/devs" | grep -q '^0: .*Portable Computing Language' &&
 			sed -n 2p "$h_d/devs" | grep -q '^1: climg fake GPU (GPU, climg fake platform'; then
 			h_order=ok
@@ -547,7 +553,7 @@ if [ -n "$h_pocl" ] && [ -f "$FAKEICD" ]; then
 	done
 fi
 if [ "$h_order" = ok ]; then
-	h_icd="OCL_ICD_PLATFORM_SORT=none OCL_ICD_VENDORS=$h_d/icd"
+	h_icd="-u OCL_ICD_FILENAMES OCL_ICD_PLATFORM_SORT=none OCL_ICD_VENDORS=$h_d/icd"
 	# shellcheck disable=SC2086
 	h_fallback "PoCL on platform 0, a GPU on platform 1: the GPU is chosen" $h_icd
 	check "the automatic choice was the GPU" grep -q 'clCreateContext(climg fake GPU' "$T/err"
@@ -569,7 +575,7 @@ if [ "$h_order" = ok ]; then
 	check "zero-device platform: the CPU bytes" cmp "$h_d/out/z.png" "$h_d/cpu.png"
 	# and alone it is no device at all
 	rm -f "$h_d/icd/p"*.icd
-	h_fallback "only a platform with zero devices" OCL_ICD_VENDORS="$h_d/icd" FAKEICD_DEVICES=0
+	h_fallback "only a platform with zero devices" -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$h_d/icd" FAKEICD_DEVICES=0
 	check "only a zero-device platform: the warning says so" \
 		grep -q '^climg: warning: no OpenCL device found; using the CPU path$' "$T/err"
 else
