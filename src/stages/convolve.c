@@ -376,8 +376,11 @@ static void packed_setup(struct convolve_params *p)
 		}
 	}
 	if (p->ps >= 0 && neg == 0 && p->off >= 0 && umax < 256 * p->D && umax <= 65535 &&
-	    p->D > 1 && div_exact(p->D, ((uint64_t)1 << 32) / (uint64_t)p->D + 1, 32, umax))
-		p->pn = (uint32_t)(((uint64_t)1 << 32) / (uint64_t)p->D + 1);
+	    p->D > 1) {
+		const uint64_t pn = ((uint64_t)1 << 32) / (uint64_t)p->D + 1; // D > 1: < 2^32
+		if (div_exact(p->D, pn, 32, umax))
+			p->pn = (uint32_t)pn;
+	}
 }
 
 // Sets D-derived fields once D and B are final.
