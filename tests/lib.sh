@@ -26,6 +26,14 @@ need_opencl() {
 	return 0
 }
 
+# have_groff WHAT: returns 0 when groff is installed; else counts one failure that says
+# WHAT cannot run, and returns 1 (the caller skips those checks: `if have_groff "..."; then`).
+have_groff() {
+	command -v groff >/dev/null && return 0
+	bad "groff is not installed (Debian: groff-base), so $1 cannot run"
+	return 1
+}
+
 # c_checks NAME OUT CMD...: runs a C test program (tests/check.h: one "PASS name" or
 # "FAIL name: why" line per check) with its output in OUT and adds its lines to the counts,
 # each failure shown as "FAIL: NAME: ..."; an exit status other than 0 without a FAIL line

@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: MIT
 # README, man page, --help and the binary agree.
 
-if command -v groff >/dev/null; then
+if have_groff "the man-page check"; then
 	check "man page formats without warnings" sh -c "groff -man -ww -z man/climg.1 2>&1 | grep -q . && exit 1 || exit 0"
-else
-	bad "groff is not installed: the man-page check needs it (Debian: groff-base)"
 fi
 "$CLIMG" --help >"$T/help.txt"
 "$CLIMG" --list-stages | awk '{print $1}' | sed 's/[:[].*//' >"$T/stages.txt"

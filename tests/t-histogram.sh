@@ -270,14 +270,12 @@ check "plot of 4 channels is RGB too" test "$("$IMGTOOL" info "$h_d/p4.png")" = 
 for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300'; do
 	check "--help describes $w" grep -qF -- "$w" "$h_d/help"
 done
-# the man page as groff renders it; without groff (groff-base) one failure says so
-if command -v groff >/dev/null; then
+# the man page as groff renders it
+if have_groff "the man-page checks"; then
 	groff -man -Tascii -P-cbu man/climg.1 2>/dev/null >"$h_d/man"
 	for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300' 'standard output'; do
 		check "man page describes $w" grep -qF -- "$w" "$h_d/man"
 	done
-else
-	bad "groff is not installed: the man-page checks need it (Debian: groff-base)"
 fi
 for w in 'histogram[:DEST][:plot=FILE][:scale=linear\|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300'; do
 	check "README describes $w" grep -qF -- "$w" README.md
