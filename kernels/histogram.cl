@@ -16,16 +16,22 @@
 // byte, and at the end adds its non-zero bins to hist with one global atomic_add each. (On
 // an H100 this measured faster than spreading a group over several sub-histograms or
 // merging runs of equal bytes first, on noisy and on uniform images alike: see
-// docs/BENCHMARKS.md.)
+// docs/BENCHMARKS.md.) Channel c's 256 bins start at c * HIST_STRIDE = c * 264 words, 8c
+// past c * 256: local memory has 32 banks of one word, so the bins of one value v in the
+// 1 to 4 channels lie in different banks. With a stride of 256 they shared a bank, and where
+// R, G and B are close (grey and greyish pictures stored as RGB) the channels' atomics
+// collided there: on an H100 the stride takes 5 to 16% less time on such 8K images and 0
+// to 3% less on colour ones (docs/BENCHMARKS.md, twentieth session).
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
+#define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
 // Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
 // unrolls with each byte's channel known (PoCL warns otherwise).
 static inline __attribute__((always_inline)) void
 hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist,
 	   __local uint *sub)
 {
-	const uint nbins = ch * 256u, lid = get_local_id(0), lsize = get_local_size(0);
+	const uint nbins = ch * HIST_STRIDE, lid = get_local_id(0), lsize = get_local_size(0);
 	// 32-bit vector indices suffice: an image has at most 65535 * 65535 * 4 bytes, so
 	// n16 < 2^30 (and 64-bit arithmetic is slow on GPUs)
 	const uint gid = get_global_id(0), gsize = get_global_size(0), n16 = (uint)(n / 16u);
@@ -47,7 +53,7 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 #pragma unroll
 		for (uint j = 0; j < 16u; j++) {
 			const uint byte = (wv[j >> 2] >> (8 * (j & 3))) & 255u;
-			atomic_inc(&sub[((base + j) % ch << 8) | byte]);
+			atomic_inc(&sub[(base + j) % ch * HIST_STRIDE + byte]);
 		}
 		if (ch == 3u) {
 			base += step;
@@ -56,16 +62,18 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 		}
 	}
 	for (ulong i = (ulong)n16 * 16u + gid; i < n; i += gsize)
-		atomic_inc(&sub[(uint)(i % ch) << 8 | in[i]]);
+		atomic_inc(&sub[(uint)(i % ch) * HIST_STRIDE + in[i]]);
 	barrier(CLK_LOCAL_MEM_FENCE);
 
-	for (uint bin = lid; bin < nbins; bin += lsize)
-		if (sub[bin])
-			atomic_add(&hist[bin], sub[bin]);
+	for (uint bin = lid; bin < ch * 256u; bin += lsize) {
+		const uint count = sub[(bin >> 8) * HIST_STRIDE + (bin & 255u)];
+		if (count)
+			atomic_add(&hist[bin], count);
+	}
 }
 
 // in: the image (w x h, CH channels); hist: the side output buffer, this stage's counts
-// starting hist_off words in; sub: CH * 256 uints of __local memory.
+// starting hist_off words in; sub: CH * HIST_STRIDE uints of __local memory.
 #define HISTOGRAM_KERNEL(CH)                                                             \
 	__kernel void histogram_##CH(__global const uchar *in, int w, int h,               \
 				     __global uint *hist, uint hist_off, __local uint *sub) \
