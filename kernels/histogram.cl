@@ -20,8 +20,8 @@
 // past c * 256: local memory has 32 banks of one word, so the bins of one value v in the
 // 1 to 4 channels lie in different banks. With a stride of 256 they shared a bank, and where
 // R, G and B are close (grey and greyish pictures stored as RGB) the channels' atomics
-// collided there: on an H100 the stride takes 5 to 16% less time on such 8K images and 0
-// to 3% less on colour ones (docs/BENCHMARKS.md, twentieth session).
+// collided there: on an H100 the stride takes 5 to 16% less time on such 8K images and
+// about the same (0 to 2% less) on colour ones (docs/BENCHMARKS.md, twentieth session).
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 #define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
