@@ -24,7 +24,7 @@
 // about the same (0 to 2% less) on colour ones (docs/BENCHMARKS.md, twentieth session).
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
-#define HIST_STRIDE 264u
+#define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
 // Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
 // unrolls with each byte's channel known (PoCL warns otherwise).
 static inline __attribute__((always_inline)) void
@@ -73,13 +73,11 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 }
 
 // in: the image (w x h, CH channels); hist: the side output buffer, this stage's counts
-// starting hist_off words in. The sub-histogram is declared here, so its size is known
-// only to the kernel.
+// starting hist_off words in; sub: CH * HIST_STRIDE uints of __local memory.
 #define HISTOGRAM_KERNEL(CH)                                                             \
 	__kernel void histogram_##CH(__global const uchar *in, int w, int h,               \
-				     __global uint *hist, uint hist_off)                  \
+				     __global uint *hist, uint hist_off, __local uint *sub) \
 	{                                                                                \
-		__local uint sub[CH * HIST_STRIDE];                                      \
 		hist_count(in, (ulong)w * (ulong)h * CH, CH, hist + hist_off, sub);        \
 	}
 

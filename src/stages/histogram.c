@@ -116,6 +116,9 @@ static void histogram_side_cpu(const void *params, const struct img *in, void *s
 #define HIST_WG_MAX 1024
 #define HIST_ITEMS_PER_CU 2048
 #define HIST_MIN_GROUP_BYTES ((size_t)256 * 16 * 16)
+// The words between the first bins of two channels in the kernel's local sub-histogram;
+// keep in step with HIST_STRIDE there
+#define HIST_GPU_STRIDE 264
 
 // The kernels for CPU devices count slices of at least HIST_CPU_MIN_SLICE bytes (a multiple
 // of 48), about HIST_CPU_SLICES_PER_CU of them per compute unit, so that the cores stay busy
@@ -164,6 +167,7 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
 					   OCL_UINT(c->side_offset / sizeof(uint32_t)),
+					   OCL_LOCAL((size_t)c->gin.ch * HIST_GPU_STRIDE * sizeof(uint32_t)),
 					   OCL_END });
 }
 
