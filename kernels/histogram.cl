@@ -31,7 +31,7 @@ static inline __attribute__((always_inline)) void
 hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist,
 	   __local uint *sub)
 {
-	const uint nbins = ch * HIST_STRIDE, lid = get_local_id(0), lsize = get_local_size(0);
+	const uint nwords = ch * HIST_STRIDE, lid = get_local_id(0), lsize = get_local_size(0);
 	// 32-bit vector indices suffice: an image has at most 65535 * 65535 * 4 bytes, so
 	// n16 < 2^30 (and 64-bit arithmetic is slow on GPUs)
 	const uint gid = get_global_id(0), gsize = get_global_size(0), n16 = (uint)(n / 16u);
@@ -41,7 +41,7 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 	uint base = ch == 3u ? gid % 3u : 0u;
 	const uint step = ch == 3u ? gsize % 3u : 0u;
 
-	for (uint i = lid; i < nbins; i += lsize)
+	for (uint i = lid; i < nwords; i += lsize)
 		sub[i] = 0;
 	barrier(CLK_LOCAL_MEM_FENCE);
 
