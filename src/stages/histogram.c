@@ -111,8 +111,9 @@ static void histogram_side_cpu(const void *params, const struct img *in, void *s
 
 // Device work sizes; see kernels/histogram.cl. Work-groups as large as the kernel may have
 // on the device, up to HIST_WG_MAX items; HIST_ITEMS_PER_CU items per compute unit in all
-// (on an H100 two groups of 1024 fill a multiprocessor), but at least HIST_MIN_GROUP_BYTES
-// of image per group so that the merge (ch * 256 global atomics per group) stays small.
+// (on an H100 or H200, whose driver reports 256 as every kernel's limit, eight groups of
+// 256 fill a multiprocessor), but at least HIST_MIN_GROUP_BYTES of image per group so that
+// the merge (ch * 256 global atomics per group) stays small.
 #define HIST_WG_MAX 1024
 #define HIST_ITEMS_PER_CU 2048
 #define HIST_MIN_GROUP_BYTES ((size_t)256 * 16 * 16)
