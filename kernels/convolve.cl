@@ -37,6 +37,9 @@
 //                         sums a 32-bit word, 8 (1 channel) or 16 samples of 4 rows
 //   convolve_3x3_packed_norm_cN  the same for weights >= 0 whose sums never go past 255
 //                         once divided (box, blurs): no clamps, one mul_hi to divide
+//   convolve_3x3_packed_sep_cN, convolve_3x3_packed_norm_sep_cN  the same two for a
+//                         separable 3 x 3 kernel (box, sobel, blurs): each input row's
+//                         horizontal pass once, then the vertical weights
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -654,6 +657,16 @@ D3_ITEM(4)
 // is mul_hi(u, pm) = (u * pm) >> 32, exact for those u (the host checked it). On 8K images on
 // an H200 box 3x3 took 4-6% less time than with convolve_3x3_packed (docs/BENCHMARKS.md,
 // seventeenth session).
+//
+// convolve_3x3_packed_sep and convolve_3x3_packed_norm_sep (SEP) are the same two for a
+// kernel the host found separable, k[3 dy + dx] = ky[dy] kx[dx]: each input row's words are
+// weighed by kx once (3 multiply-adds a word) and the row's sums then added to each output
+// row's with one multiply by ky[dy], instead of 3 multiply-adds a word for each output row
+// the input row reaches. The words hold the same sums modulo 2^32 (the arithmetic is the same
+// linear combination), so the bytes are the same. On 8K images on an H200, box and sobel-x
+// 3x3 took 4-6% less time than the unseparated forms on RGB and 1-7% on grey; on an H100,
+// where RGB is bound by memory, between 4% less and 1% more (docs/BENCHMARKS.md,
+// twenty-second session).
 #define D3P_SAMPLES(CH) ((CH) == 1 ? 8 : 16)
 #define D3P_ROWS 4
 
@@ -694,9 +707,10 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 	return convert_uchar8(min((u * pm) >> ps, (uint8)255));
 }
 
-// d3p_item8 and d3p_item16, and d3p_item8_norm and d3p_item16_norm (NORM): the interior item
-// of NS samples (one body, D3P_ITEM: private arrays of a constant size, as for D3_ITEM).
-#define D3P_ITEM(NS, NORM, SUFFIX)                                                               \
+// d3p_item8 and d3p_item16, d3p_item8_norm and d3p_item16_norm (NORM), and the same four
+// with _sep (SEP: k is kx[3] then ky[3], not the 9 weights): the interior item of NS samples
+// (one body, D3P_ITEM: private arrays of a constant size, as for D3_ITEM).
+#define D3P_ITEM(NS, NORM, SEP, SUFFIX)                                                          \
 	static inline void d3p_item##NS##SUFFIX(const int CH, __global const uchar *in,          \
 					__global uchar *out, int W, const int *k, uint Z,        \
 					int off, uint pm, int ps, int g, int y0)                 \
@@ -717,13 +731,19 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 			_Pragma("unroll") for (int t = 0; t < 3; t++)                            \
 				_Pragma("unroll") for (int a = 0; a < NS / 2; a++)               \
 					x[t][a] = d3p_pair(v, 4 * (a / 2) + a % 2 + (t - 1) * CH); \
+			uint hs[NS / 2]; /* SEP: the row's horizontal pass */                    \
+			_Pragma("unroll") for (int a = 0; a < NS / 2; a++)                       \
+				hs[a] = SEP ? (uint)k[0] * x[0][a] + (uint)k[1] * x[1][a] +      \
+						      (uint)k[2] * x[2][a]                       \
+					    : 0;                                                 \
 			_Pragma("unroll") for (int j = 0; j < D3P_ROWS; j++) {                   \
 				const int dy = r - j;                                            \
 				if (dy >= 0 && dy < 3)                                           \
 					_Pragma("unroll") for (int a = 0; a < NS / 2; a++)       \
-						acc[j][a] += (uint)k[3 * dy] * x[0][a] +        \
-							     (uint)k[3 * dy + 1] * x[1][a] +    \
-							     (uint)k[3 * dy + 2] * x[2][a];     \
+						acc[j][a] += SEP ? (uint)k[3 + dy] * hs[a]      \
+								 : (uint)k[3 * dy] * x[0][a] +  \
+								   (uint)k[3 * dy + 1] * x[1][a] + \
+								   (uint)k[3 * dy + 2] * x[2][a]; \
 				if (HAS_ALPHA(CH) && dy == 1)                                    \
 					_Pragma("unroll") for (int h = 0; h < NS / 8; h++)       \
 						centre[j][h] = d3p_unpack(x[1] + 4 * h);         \
@@ -744,19 +764,24 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 		}                                                                                \
 	}
 
-D3P_ITEM(8, false, )
-D3P_ITEM(16, false, )
-D3P_ITEM(8, true, _norm)
-D3P_ITEM(16, true, _norm)
+D3P_ITEM(8, false, false, )
+D3P_ITEM(16, false, false, )
+D3P_ITEM(8, true, false, _norm)
+D3P_ITEM(16, true, false, _norm)
+D3P_ITEM(8, false, true, _sep)
+D3P_ITEM(16, false, true, _sep)
+D3P_ITEM(8, true, true, _norm_sep)
+D3P_ITEM(16, true, true, _norm_sep)
 
 // One item of convolve_3x3 (PACKED false: D3_SAMPLES samples of D3_ROWS(CH) rows; off, M
 // and s for finish32) or convolve_3x3_packed (PACKED: D3P_SAMPLES(CH) samples of D3P_ROWS
 // rows; its interior items also take Z, pm and ps) or convolve_3x3_packed_norm (PACKED and
-// NORM: the interior items take pm, not Z or ps).
+// NORM: the interior items take pm, not Z or ps), each of the packed two with SEP (the
+// interior items take kxy, kx[3] then ky[3], instead of w; the edge items take w).
 static inline __attribute__((always_inline)) void
 d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, const int *w,
    int border, int off, uint M, int s, const bool PACKED, const bool NORM, uint Z, uint pm,
-   int ps)
+   int ps, const bool SEP, const int *kxy)
 {
 	const int NS = PACKED ? D3P_SAMPLES(CH) : D3_SAMPLES;
 	const int NR = PACKED ? D3P_ROWS : D3_ROWS(CH);
@@ -764,7 +789,15 @@ d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, co
 	if (g >= ns || y0 >= H)
 		return;
 	if (y0 >= 1 && y0 + NR < H && g >= 4 && g + NS + 4 <= ns) {
-		if (PACKED && NORM && NS == 16)
+		if (PACKED && NORM && SEP && NS == 16)
+			d3p_item16_norm_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+		else if (PACKED && NORM && SEP)
+			d3p_item8_norm_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+		else if (PACKED && SEP && NS == 16)
+			d3p_item16_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+		else if (PACKED && SEP)
+			d3p_item8_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+		else if (PACKED && NORM && NS == 16)
 			d3p_item16_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0);
 		else if (PACKED && NORM)
 			d3p_item8_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0);
@@ -880,9 +913,10 @@ CONVOLVE_CPU_KERNEL(3)
 CONVOLVE_CPU_KERNEL(4)
 #endif
 
-// The kernels, one per channel count. convolve_3x3_packed_cN and convolve_3x3_packed_norm_cN
-// only in the GPU family's programs (src/ocl.c): the CPU family keeps convolve_3x3
-// (src/stages/convolve.c, run_3x3).
+// The kernels, one per channel count. convolve_3x3_packed_cN, convolve_3x3_packed_norm_cN
+// and their _sep forms only in the GPU family's programs (src/ocl.c): the CPU family keeps
+// convolve_3x3 (src/stages/convolve.c, run_3x3). The _sep forms take the 9 weights (for the
+// edge items) and kx, ky (for the interior items), whose products they are.
 #ifndef CLIMG_CPU_KERNELS
 #define CONVOLVE_3X3_PACKED(CH)                                                                 \
 	__kernel void convolve_3x3_packed_c##CH(                                                \
@@ -891,7 +925,7 @@ CONVOLVE_CPU_KERNEL(4)
 	    uint Z, uint pm, int ps)                                                            \
 	{                                                                                       \
 		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps);            \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps, false, w);  \
 	}                                                                                       \
 	__kernel void convolve_3x3_packed_norm_c##CH(                                           \
 	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
@@ -899,7 +933,25 @@ CONVOLVE_CPU_KERNEL(4)
 	    uint pm)                                                                            \
 	{                                                                                       \
 		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0);              \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0, false, w);    \
+	}                                                                                       \
+	__kernel void convolve_3x3_packed_sep_c##CH(                                            \
+	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
+	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
+	    uint Z, uint pm, int ps, int kx0, int kx1, int kx2, int ky0, int ky1, int ky2)      \
+	{                                                                                       \
+		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
+		const int kxy[6] = { kx0, kx1, kx2, ky0, ky1, ky2 };                            \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps, true, kxy); \
+	}                                                                                       \
+	__kernel void convolve_3x3_packed_norm_sep_c##CH(                                       \
+	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
+	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
+	    uint pm, int kx0, int kx1, int kx2, int ky0, int ky1, int ky2)                      \
+	{                                                                                       \
+		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
+		const int kxy[6] = { kx0, kx1, kx2, ky0, ky1, ky2 };                            \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0, true, kxy);   \
 	}
 #else
 #define CONVOLVE_3X3_PACKED(CH)
@@ -939,7 +991,7 @@ CONVOLVE_CPU_KERNEL(4)
 					 int s)                                                 \
 	{                                                                                       \
 		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, false, false, 0, 0, 0);             \
+		d3(CH, in, out, W, H, w, border, off, M, s, false, false, 0, 0, 0, false, w);   \
 	}                                                                                       \
 	CONVOLVE_3X3_PACKED(CH)                                                                 \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \

@@ -1601,7 +1601,8 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
 // D3_ROWS(ch) rows a work-item; with the GPU kernels (ocl_cpu_kernels false), where its
 // integers exist (packed_setup), through convolve_3x3_packed_cN, or convolve_3x3_packed_norm_cN
-// where pn is set: D3P_SAMPLES(ch) samples of D3P_ROWS rows. (On PoCL, 2 cores, the packed
+// where pn is set: D3P_SAMPLES(ch) samples of D3P_ROWS rows; those two as their _sep forms
+// where the kernel is separable, which also take kx and ky. (On PoCL, 2 cores, the packed
 // kernel took up to 1.7 times as long for box and sobel-x 3x3 on 8K RGB: docs/BENCHMARKS.md,
 // fifteenth session.)
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
@@ -1609,30 +1610,39 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	const bool packed = p->ps >= 0 && !ocl_cpu_kernels(c->ocl), norm = packed && p->pn;
+	const bool sep = packed && p->separable;
 	int32_t k[9];
-	char kernel[40];
+	char kernel[48];
 	size_t wg, lx, ly;
+	int n = 0;
+	// the weights go as arguments: no buffer to create and free for each run
+	struct ocl_arg args[28];
 	weights_3x3(p, k);
-	snprintf(kernel, sizeof kernel, "convolve_3x3%s_c%d",
-	         norm ? "_packed_norm" : packed ? "_packed" : "", ch);
+	snprintf(kernel, sizeof kernel, "convolve_3x3%s%s_c%d",
+	         norm ? "_packed_norm" : packed ? "_packed" : "", sep ? "_sep" : "", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
 	local_size(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
-	// the weights go as arguments: no buffer to create and free for each run
-	struct ocl_arg args[] = {
-	    OCL_BUF(c->in),   OCL_BUF(c->out),    OCL_INT(W),        OCL_INT(H),
-	    OCL_INT(k[0]),    OCL_INT(k[1]),      OCL_INT(k[2]),     OCL_INT(k[3]),
-	    OCL_INT(k[4]),    OCL_INT(k[5]),      OCL_INT(k[6]),     OCL_INT(k[7]),
-	    OCL_INT(k[8]),    OCL_INT(p->border), OCL_INT(p->off),   OCL_UINT(p->m32),
-	    OCL_INT(p->s32),  OCL_END,            OCL_END,           OCL_END,
-	    OCL_END};
+	args[n++] = OCL_BUF(c->in);
+	args[n++] = OCL_BUF(c->out);
+	args[n++] = OCL_INT(W);
+	args[n++] = OCL_INT(H);
+	for (int i = 0; i < 9; i++)
+		args[n++] = OCL_INT(k[i]);
+	args[n++] = OCL_INT(p->border);
+	args[n++] = OCL_INT(p->off);
+	args[n++] = OCL_UINT(p->m32);
+	args[n++] = OCL_INT(p->s32);
 	if (norm) { // and the packed kernels' own: norm's one, the other's three
-		args[17] = OCL_UINT(p->pn);
+		args[n++] = OCL_UINT(p->pn);
 	} else if (packed) {
-		args[17] = OCL_UINT(p->pz);
-		args[18] = OCL_UINT(p->pm);
-		args[19] = OCL_INT(p->ps);
+		args[n++] = OCL_UINT(p->pz);
+		args[n++] = OCL_UINT(p->pm);
+		args[n++] = OCL_INT(p->ps);
 	}
+	for (int i = 0; sep && i < 6; i++) // kx, then ky
+		args[n++] = OCL_INT(p->w[i]);
+	args[n] = OCL_END;
 	return ocl_run(c->ocl, "convolve", kernel,
 	               up_div((size_t)W * ch, packed ? D3P_SAMPLES(ch) : D3_SAMPLES),
 	               up_div((size_t)H, packed ? D3P_ROWS : D3_ROWS(ch)), lx, ly, args);
