@@ -1615,8 +1615,10 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	char kernel[48];
 	size_t wg, lx, ly;
 	int n = 0;
-	// the weights go as arguments: no buffer to create and free for each run
-	struct ocl_arg args[28];
+	// the weights go as arguments: no buffer to create and free for each run. At most: the
+	// buffers and size (4), the 9 weights, border, off, m32, s32 (4), the packed kernel's 3,
+	// kx and ky (6), the end
+	struct ocl_arg args[4 + 9 + 4 + 3 + 6 + 1];
 	weights_3x3(p, k);
 	snprintf(kernel, sizeof kernel, "convolve_3x3%s%s_c%d",
 	         norm ? "_packed_norm" : packed ? "_packed" : "", sep ? "_sep" : "", ch);
