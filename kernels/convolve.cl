@@ -36,7 +36,7 @@
 //   convolve_3x3_packed_cN  the same for small weights (255 sum|k| <= 65535) on GPUs: two
 //                         sums a 32-bit word, 8 (1 channel) or 16 samples of 4 rows
 //   convolve_3x3_packed_norm_cN  the same for weights >= 0 whose sums never go past 255
-//                         once divided (box, blurs): no clamps, one mul_hi to divide
+//                         once divided: no clamps, one mul_hi to divide
 //   convolve_3x3_packed_sep_cN, convolve_3x3_packed_norm_sep_cN  the same two for a
 //                         separable 3 x 3 kernel (box, sobel, rank 1): each input row's
 //                         horizontal pass once, then the vertical weights
