@@ -225,7 +225,9 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 // inside: each row's two taps (6 bytes from a byte offset o) come from the 3 aligned words
 // that hold them, shifted into place (the words may reach past the taps, into the input's
 // next row: rotate_tile_class leaves one); on an 8K rotation by 30 degrees 7% less time on
-// an H100 than 12 byte loads (docs/BENCHMARKS.md, thirteenth session).
+// an H100 than 12 byte loads (docs/BENCHMARKS.md, thirteenth session). One channel inside:
+// the taps from one pointer and the row below it, two 64-bit address additions instead of
+// four; 8K rotate:30 grey 5-7% less time on an H100 and an H200 (twenty-third session).
 uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg, uint u, uint v,
 			bool inside)
 {
@@ -249,6 +251,10 @@ uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg,
 			r |= (n >> 16) << (8 * c);
 		}
 		return r;
+	}
+	if (ch == 1 && inside) {
+		__global const uchar *t0 = in + off[0], *t1 = t0 + W;
+		return (32768 + w[0] * t0[0] + w[1] * t0[1] + w[2] * t1[0] + w[3] * t1[1]) >> 16;
 	}
 	uint r = 0;
 	for (int c = 0; c < ch; c++) {
@@ -345,36 +351,47 @@ uint rotate_line_q(rotate_line l, int b)
 // every row of a whole tile; else a tile row's first and last words, which it shares with its
 // neighbours, are stored byte by byte. The pixels (and bg) have their bits past 8 ch clear.
 // Measured on an H100 against one item storing a pixel's bytes one by one: 8K rotate:30,
-// bilinear, RGB 12% and grey 36% less time (docs/BENCHMARKS.md, thirteenth session).
+// bilinear, RGB 12% and grey 36% less time (docs/BENCHMARKS.md, thirteenth session). Rows of
+// whole words: each item keeps one word column, so the loop has no division and steps its
+// address by a constant; against a loop that divided out each word's row and column, 8K
+// rotate:30 bilinear RGB 9% (H100) and 17% (H200) less time (twenty-third session: the loop
+// was a third of the kernel's instructions, by Nsight Compute).
 void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1], bool outside,
 		       uint bg, int x0, int y0, int ow, int oh, int ch, int ry)
 {
 	int n = min(ROTATE_TILE, ow - x0) * ch; // bytes of a tile row
 	int i0 = get_local_id(1) * ROTATE_TILE + get_local_id(0);
 	if ((ow * ch) % 4 == 0 && n == ROTATE_TILE * ch) {
-		const int nw = ROTATE_TILE * ch / 4; // words of a row
-		for (int i = i0; i < ROTATE_TILE * nw; i += ROTATE_TILE * ry) {
-			int r = i / nw, w = i - r * nw;
-			if (y0 + r >= oh)
-				break;
+		// Each item stores one word column w of the tile, in rows r0, r0 + rp, ...: rp rows
+		// of nw words at a time (8, 8, 4, 4 for 1 to 4 channels; for 3, 96 of the 128 items).
+		// The item's word is found once, not per word (no division in the loop).
+		const int nw = ROTATE_TILE * ch / 4, rp = ch == 3 ? 4 : ROTATE_TILE * ry / nw;
+		if (i0 >= rp * nw)
+			return;
+		const int w = i0 % nw, r0 = i0 / nw, rows = min(ROTATE_TILE, oh - y0);
+		const int p = 4 * w / 3, k = 4 * w - 3 * p; // 3 channels: bytes k.. of pixel p, then p + 1
+		const size_t step = (size_t)ow * ch / 4 * rp; // words from one of the item's rows to the next
+		__global uint *d = (__global uint *)(out + ((size_t)(y0 + r0) * ow + x0) * ch) + w;
+		if (outside) {
+			const uint word = ch == 1 ? bg * 0x01010101u :
+					  ch == 2 ? bg | bg << 16 :
+					  ch == 3 ? bg >> (8 * k) | bg << (8 * (3 - k)) : bg;
+			for (int r = r0; r < rows; r += rp, d += step)
+				*d = word;
+			return;
+		}
+		for (int r = r0; r < rows; r += rp, d += step) {
 			uint word;
-			if (ch == 1) {
-				word = outside ? bg * 0x01010101u :
-				       tile[r][4 * w] | tile[r][4 * w + 1] << 8 |
-					       tile[r][4 * w + 2] << 16 | tile[r][4 * w + 3] << 24;
-			} else if (ch == 2) {
-				word = outside ? bg | bg << 16 :
-						 tile[r][2 * w] | tile[r][2 * w + 1] << 16;
-			} else if (ch == 3) {
-				// bytes k.. of pixel p, then of pixel p + 1
-				int p = 4 * w / 3, k = 4 * w - 3 * p;
-				uint a = outside ? bg : tile[r][p];
-				uint b = outside ? bg : tile[r][p + 1];
-				word = a >> (8 * k) | b << (8 * (3 - k));
-			} else {
-				word = outside ? bg : tile[r][w];
-			}
-			((__global uint *)(out + ((size_t)(y0 + r) * ow + x0) * ch))[w] = word;
+			if (ch == 1)
+				word = tile[r][4 * w] | tile[r][4 * w + 1] << 8 | tile[r][4 * w + 2] << 16 |
+				       tile[r][4 * w + 3] << 24;
+			else if (ch == 2)
+				word = tile[r][2 * w] | tile[r][2 * w + 1] << 16;
+			else if (ch == 3)
+				word = tile[r][p] >> (8 * k) | tile[r][p + 1] << (8 * (3 - k));
+			else
+				word = tile[r][w];
+			*d = word;
 		}
 		return;
 	}
