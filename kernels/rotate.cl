@@ -363,9 +363,11 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 	int i0 = get_local_id(1) * ROTATE_TILE + get_local_id(0);
 	if ((ow * ch) % 4 == 0 && n == ROTATE_TILE * ch) {
 		// Each item stores one word column w of the tile, in rows r0, r0 + rp, ...: rp rows
-		// of nw words at a time (8, 8, 4, 4 for 1 to 4 channels; for 3, 96 of the 128 items).
-		// The item's word is found once, not per word (no division in the loop).
-		const int nw = ROTATE_TILE * ch / 4, rp = ch == 3 ? 4 : ROTATE_TILE * ry / nw;
+		// of nw words at a time, as many as the items hold (any rp stores every row once),
+		// for 3 channels made even so that the items that store fill whole warps: 8, 8, 4, 4
+		// for 1 to 4 channels (for 3, 96 of the 128 items). The item's word is found once,
+		// not per word (no division in the loop).
+		const int nw = ROTATE_TILE * ch / 4, rp = (ROTATE_TILE * ry / nw) & ~(int)(ch == 3);
 		if (i0 >= rp * nw)
 			return;
 		const int w = i0 % nw, r0 = i0 / nw, rows = min(ROTATE_TILE, oh - y0);
