@@ -7,10 +7,10 @@
 // One kernel per channel count (histogram_1 .. histogram_4), so that the channel of each
 // byte is known at compile time. Over a 1-D range of any size (a multiple of the work-group
 // size the host picks), every work-item reads whole 16-byte vectors in a grid-stride loop:
-// item g reads vectors g, g + G, g + 2G, ... (G = the global size), so neighbouring items
-// read neighbouring vectors (coalesced). The image is n = w * h * ch bytes from offset 0 of
-// a device buffer, whose base is aligned for any vector type; the last n % 16 bytes are
-// read one at a time. Byte i belongs to channel i % ch.
+// item g reads vectors g, g + G, g + 2G, ... (G = the global size), HIST_BATCH at a time,
+// so neighbouring items read neighbouring vectors (coalesced). The image is n = w * h * ch
+// bytes from offset 0 of a device buffer, whose base is aligned for any vector type; the
+// last n % 16 bytes are read one at a time. Byte i belongs to channel i % ch.
 //
 // Each work-group counts into one sub-histogram in __local memory, one atomic_inc per
 // byte, and at the end adds its non-zero bins to hist with one global atomic_add each. (On
@@ -25,6 +25,10 @@
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 #define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
+// Vectors an item loads at a time. 4 against 1 (the channels' bins found once a vector, as
+// below, in both), 8K images: H100 RGB 4-5% and grey 5% less time, H200 RGB 9-10% and grey
+// about 3%; 8 was slower than 4 on the H200 (docs/BENCHMARKS.md, twenty-fourth session).
+#define HIST_BATCH 4u
 // Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
 // unrolls with each byte's channel known (PoCL warns otherwise).
 static inline __attribute__((always_inline)) void
@@ -45,20 +49,42 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 		sub[i] = 0;
 	barrier(CLK_LOCAL_MEM_FENCE);
 
-	for (uint k = gid; k < n16; k += gsize) {
-		// the 16 bytes taken out of the 4 words by shifts: on an H100 13-14% less time than
-		// through a private byte array (docs/BENCHMARKS.md, seventh session)
-		const uint4 v = in16[k];
-		const uint wv[4] = { v.x, v.y, v.z, v.w };
+	for (uint k = gid; k < n16; k += HIST_BATCH * gsize) {
+		// HIST_BATCH vectors (k, k + gsize, ...) loaded before any is counted, so that
+		// their loads are in flight together (k + q gsize < 2^31: gsize is small)
+		uint4 v[HIST_BATCH];
 #pragma unroll
-		for (uint j = 0; j < 16u; j++) {
-			const uint byte = (wv[j >> 2] >> (8 * (j & 3))) & 255u;
-			atomic_inc(&sub[(base + j) % ch * HIST_STRIDE + byte]);
-		}
-		if (ch == 3u) {
-			base += step;
-			if (base >= 3u)
-				base -= 3u;
+		for (uint q = 0; q < HIST_BATCH; q++)
+			v[q] = k + q * gsize < n16 ? in16[k + q * gsize] : (uint4)(0);
+#pragma unroll
+		for (uint q = 0; q < HIST_BATCH; q++) {
+			if (k + q * gsize >= n16)
+				break;
+			// the 16 bytes taken out of the 4 words by shifts: on an H100 13-14% less
+			// time than through a private byte array (docs/BENCHMARKS.md, seventh session)
+			const uint wv[4] = { v[q].x, v[q].y, v[q].z, v[q].w };
+			// byte j's channel is (base + j) % ch: j % ch for 1, 2 and 4 channels
+			// (base is 0), known when compiling; for 3, (base + j % 3) % 3, so the
+			// three channels' bins are found once a vector, not by a division a byte
+			__local uint *bins[3];
+#pragma unroll
+			for (uint m = 0; m < 3u; m++) {
+				const uint c = base + m;
+				bins[m] = sub + (c >= 3u ? c - 3u : c) * HIST_STRIDE;
+			}
+#pragma unroll
+			for (uint j = 0; j < 16u; j++) {
+				const uint byte = (wv[j >> 2] >> (8 * (j & 3))) & 255u;
+				if (ch == 3u)
+					atomic_inc(&bins[j % 3u][byte]);
+				else
+					atomic_inc(&sub[j % ch * HIST_STRIDE + byte]);
+			}
+			if (ch == 3u) {
+				base += step;
+				if (base >= 3u)
+					base -= 3u;
+			}
 		}
 	}
 	for (ulong i = (ulong)n16 * 16u + gid; i < n; i += gsize)
