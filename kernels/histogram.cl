@@ -25,9 +25,10 @@
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 #define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
-// Vectors an item loads at a time. 4 against 1 (the channels' bins found once a vector, as
-// below, in both), 8K images: H100 RGB 4-5% and grey 5% less time, H200 RGB 9-10% and grey
-// about 3%; 8 was slower than 4 on the H200 (docs/BENCHMARKS.md, twenty-fourth session).
+// Vectors an item loads at a time. 4, with the bins found once a vector (below), against 1
+// vector and a division a byte, 8K images (medians of 3 rounds): H100 RGB 5% and grey 6%
+// less time, H200 RGB 11% and grey 2%; either change alone took off 0-5% (H100, H200);
+// 8 vectors were slower than 4 on the H200 (docs/BENCHMARKS.md, twenty-fourth session).
 #define HIST_BATCH 4u
 // Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
 // unrolls with each byte's channel known (PoCL warns otherwise).
