@@ -13,7 +13,8 @@
 // last n % 16 bytes are read one at a time. Byte i belongs to channel i % ch.
 //
 // Each work-group counts into one sub-histogram in __local memory, one atomic_inc per
-// byte, and at the end adds its non-zero bins to hist with one global atomic_add each. (On
+// byte, and at the end adds its non-zero bins to hist with one global atomic_add each: to
+// copy g % copies of the counts for group g (the host adds the copies up). (On
 // an H100 this measured faster than spreading a group over several sub-histograms or
 // merging runs of equal bytes first, on noisy and on uniform images alike: see
 // docs/BENCHMARKS.md.) Channel c's 256 bins start at c * HIST_STRIDE = c * 264 words, 8c
@@ -99,13 +100,16 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 	}
 }
 
-// in: the image (w x h, CH channels); hist: the side output buffer, this stage's counts
-// starting hist_off words in; sub: CH * HIST_STRIDE uints of __local memory.
+// in: the image (w x h, CH channels); hist: the side output buffer, this stage's copies of
+// the counts (copies of CH * 256 uints, at least 1) starting hist_off words in; sub: CH *
+// HIST_STRIDE uints of __local memory.
 #define HISTOGRAM_KERNEL(CH)                                                             \
 	__kernel void histogram_##CH(__global const uchar *in, int w, int h,               \
-				     __global uint *hist, uint hist_off, __local uint *sub) \
+				     __global uint *hist, uint hist_off, uint copies,      \
+				     __local uint *sub)                                    \
 	{                                                                                \
-		hist_count(in, (ulong)w * (ulong)h * CH, CH, hist + hist_off, sub);        \
+		__global uint *copy = hist + hist_off + get_group_id(0) % copies * CH * 256u; \
+		hist_count(in, (ulong)w * (ulong)h * CH, CH, copy, sub);                   \
 	}
 
 HISTOGRAM_KERNEL(1)

@@ -431,7 +431,7 @@ static void time_report(const struct timing *tm, const struct chain *c, bool jso
 	// only the side outputs were downloaded).
 	double up_bytes = tm->run.upload_in_place ? 0 : (double)geom_bytes(&c->in);
 	double down_bytes = (tm->run.download_in_place ? 0 : (double)geom_bytes(&c->out)) +
-			    (double)c->side_bytes;
+			    (double)c->side_cl_bytes;
 	double total = now_ms() - tm->t0;
 	char rate[96], dest[96];
 	const char *sep = "";

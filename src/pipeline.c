@@ -111,7 +111,7 @@ int chain_plan(struct chain *c, const struct geom *in)
 			       "to 4 channels are possible)",
 			       in->w, in->h, in->ch, IMG_MAX_SIDE);
 	c->max_bytes = geom_bytes(in);
-	c->side_bytes = 0;
+	c->side_bytes = c->side_cl_bytes = 0;
 	FREE(c->side);
 	for (int i = 0; i < c->n; i++) {
 		struct chain_stage *s = &c->st[i];
@@ -122,7 +122,8 @@ int chain_plan(struct chain *c, const struct geom *in)
 			return stage_err(s);
 		// a stage without run_cpu only measures; side outputs are arrays of uint32_t
 		if ((!s->ops->run_cpu && !s->plan.passthrough) || s->plan.side_bytes % 4 ||
-		    (s->plan.side_bytes && !s->ops->side_cpu))
+		    (s->plan.side_bytes && !s->ops->side_cpu) ||
+		    s->plan.side_copies < 0)
 			return err_set("%s: internal error: inconsistent stage plan", s->token);
 		if (s->plan.passthrough)
 			s->plan.out = g;
@@ -142,6 +143,8 @@ int chain_plan(struct chain *c, const struct geom *in)
 			c->max_bytes = geom_bytes(&g);
 		s->side_offset = c->side_bytes;
 		c->side_bytes += s->plan.side_bytes;
+		s->side_cl_offset = c->side_cl_bytes;
+		c->side_cl_bytes += stage_side_cl_bytes(&s->plan);
 	}
 	c->out = g;
 	// Every image is at most 65535 x 65535 x 4 bytes (16 GiB), so the sum cannot overflow
@@ -409,9 +412,9 @@ static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, cons
 		r->next = 1;
 	}
 	r->cur = r->in;
-	if (c->side_bytes) {
-		r->side = ocl_buf_new(o, c->side_bytes);
-		if (!r->side || ocl_zero(o, r->side, c->side_bytes) < 0)
+	if (c->side_cl_bytes) {
+		r->side = ocl_buf_new(o, c->side_cl_bytes);
+		if (!r->side || ocl_zero(o, r->side, c->side_cl_bytes) < 0)
 			goto fail;
 		if (t && ocl_timer_take(o, &(double){ 0 }) < 0) // the zeroing is no stage's time
 			goto fail;
@@ -429,7 +432,7 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 		sc.out = r->buf[r->next];
 	if (s->plan.side_bytes) {
 		sc.side = r->side;
-		sc.side_offset = s->side_offset;
+		sc.side_offset = s->side_cl_offset;
 		if (s->ops->side_cl(s->params, &sc) < 0)
 			return stage_err(s);
 	}
@@ -440,6 +443,27 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 		r->next ^= 1;
 		r->g = s->plan.out;
 	}
+	return 0;
+}
+
+// Downloads the device's side outputs (side, c->side_cl_bytes) and adds each stage's copies
+// into host, laid out as c->side.
+static int side_download(const struct chain *c, struct ocl *o, struct ocl_buf *side, void *host)
+{
+	uint32_t *dev = malloc(c->side_cl_bytes);
+	if (!dev)
+		return err_set("out of memory");
+	if (ocl_download(o, side, dev, c->side_cl_bytes) < 0) {
+		free(dev);
+		return -1;
+	}
+	for (int i = 0; i < c->n; i++) {
+		const struct chain_stage *s = &c->st[i];
+		if (s->plan.side_bytes)
+			stage_side_fold(&s->plan, dev + s->side_cl_offset / 4,
+					(uint32_t *)((char *)host + s->side_offset));
+	}
+	free(dev);
 	return 0;
 }
 
@@ -491,7 +515,7 @@ int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reu
 		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
 			goto fail;
 	}
-	if (c->side_bytes && ocl_download(o, r.side, c->side, c->side_bytes) < 0)
+	if (c->side_bytes && side_download(c, o, r.side, c->side) < 0)
 		goto fail;
 	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
@@ -597,7 +621,7 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 		}
 	}
 	if (c->side_bytes) {
-		if (ocl_download(o, cl.side, check, c->side_bytes) < 0)
+		if (side_download(c, o, cl.side, check) < 0)
 			goto fail;
 		if (compare_side(c, check)) {
 			rc = 1;

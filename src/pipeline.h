@@ -22,6 +22,7 @@ struct chain_stage {
 	struct geom in;    // set by chain_plan
 	struct stage_plan plan;
 	size_t side_offset; // where this stage's side output starts in chain.side, in bytes
+	size_t side_cl_offset; // and its copies (stage_side_cl_bytes) in the device's side buffer
 	void *side;         // plan.side_bytes bytes in chain.side (NULL when none), filled by a run
 };
 
@@ -45,6 +46,8 @@ struct chain {
 			     // may output (--max-pixels); 0 = no area limit
 	void *side;          // every stage's side output, one after another; owned by the chain
 	size_t side_bytes;   // their total, set by chain_plan
+	size_t side_cl_bytes; // the device's: every stage's copies (see stages/stage.h), set by
+			      // chain_plan
 };
 
 // Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c; at most CHAIN_MAX_STAGES. -1 with

@@ -460,7 +460,7 @@ done:
 // ---- stages -------------------------------------------------------------------------------
 
 // One stage run as the pipeline runs it (pipeline.c, cl_step): the side output first, zeroed
-// before (untimed: ocl_zero records no event), then the image.
+// before (all its device copies; untimed: ocl_zero records no event), then the image.
 struct stage_arg {
 	const struct chain_stage *s;
 	struct stage_cl sc;
@@ -470,8 +470,9 @@ static int stage_queue(void *p)
 {
 	struct stage_arg *a = p;
 	const struct chain_stage *s = a->s;
-	if (s->plan.side_bytes && (ocl_zero(a->sc.ocl, a->sc.side, s->plan.side_bytes) < 0 ||
-				   s->ops->side_cl(s->params, &a->sc) < 0))
+	size_t side_bytes = stage_side_cl_bytes(&s->plan);
+	if (side_bytes && (ocl_zero(a->sc.ocl, a->sc.side, side_bytes) < 0 ||
+			   s->ops->side_cl(s->params, &a->sc) < 0))
 		return -1;
 	return s->ops->run_cl ? s->ops->run_cl(s->params, &a->sc) : 0;
 }
@@ -485,7 +486,7 @@ static int stage_verify(struct bench *b, const struct stage_arg *a, const struct
 	struct img cpu = { s->plan.out.w, s->plan.out.h, s->plan.out.ch, NULL };
 	size_t bytes = geom_bytes(&s->plan.out);
 	uint8_t *dev = NULL;
-	uint32_t *side = NULL;
+	uint32_t *side = NULL, *copies = NULL;
 	const uint32_t *ref = s->side; // chain_plan allocated it
 	double untimed;
 	int rc = -1;
@@ -513,15 +514,18 @@ static int stage_verify(struct bench *b, const struct stage_arg *a, const struct
 		}
 	}
 	if (s->plan.side_bytes) {
-		if (!(side = malloc(s->plan.side_bytes))) {
+		side = malloc(s->plan.side_bytes);
+		copies = malloc(stage_side_cl_bytes(&s->plan));
+		if (!side || !copies) {
 			err_set("out of memory for the check");
 			goto done;
 		}
 		memset(s->side, 0, s->plan.side_bytes);
 		s->ops->side_cpu(s->params, in, s->side);
-		if (ocl_download(b->ocl, a->sc.side, side, s->plan.side_bytes) < 0 ||
+		if (ocl_download(b->ocl, a->sc.side, copies, stage_side_cl_bytes(&s->plan)) < 0 ||
 		    ocl_timer_take(b->ocl, &untimed) < 0)
 			goto done;
+		stage_side_fold(&s->plan, copies, side);
 		for (size_t i = 0; i < s->plan.side_bytes / 4; i++) {
 			if (side[i] == ref[i])
 				continue;
@@ -536,6 +540,7 @@ done:
 	free(cpu.data);
 	free(dev);
 	free(side);
+	free(copies);
 	return rc;
 }
 
@@ -591,7 +596,8 @@ static int bench_row(struct bench *b, size_t r)
 		goto done;
 	if (!a.s->plan.passthrough && !(out = ocl_buf_new(b->ocl, geom_bytes(&a.s->plan.out))))
 		goto done;
-	if (a.s->plan.side_bytes && !(side = ocl_buf_new(b->ocl, a.s->plan.side_bytes)))
+	if (a.s->plan.side_bytes &&
+	    !(side = ocl_buf_new(b->ocl, stage_side_cl_bytes(&a.s->plan))))
 		goto done;
 	a.sc = (struct stage_cl){ .ocl = b->ocl, .in = row->grey ? b->d_grey : b->d_rgb,
 				  .out = out, .gin = g, .gout = a.s->plan.out, .side = side };

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../img.h"
 
@@ -27,18 +28,43 @@ static inline size_t up_div(size_t a, size_t b)
 // zeroes both before the run, hands them to side_cpu / side_cl, downloads every stage's
 // side output in one read at the end of the chain, and --verify compares them word by word.
 // After a successful run the stage's files (a CSV, a plot) are rendered from it by render.
+// A plan may give the device side_copies copies of its side output, for counts that many
+// work-groups add into: they spread the additions over the copies (fewer atomics on each
+// word), the pipeline zeroes all of them and, after the download, adds them word by word
+// into the one side output the host sees (stage_side_fold).
 
 // What a stage will do to an image of a given geometry, decided before any pixel moves.
 struct stage_plan {
 	struct geom out;   // output geometry
 	bool passthrough;  // the stage writes no image: the next stage reads this stage's input
 	size_t side_bytes; // bytes of side output (a multiple of 4), 0 for none
+	int side_copies;   // copies of it on the device (see above); 0 means 1
 };
+
+// The device's side output bytes for plan p: side_copies copies of side_bytes.
+static inline size_t stage_side_cl_bytes(const struct stage_plan *p)
+{
+	return p->side_bytes * (size_t)(p->side_copies > 1 ? p->side_copies : 1);
+}
+
+// Adds the copies of p's side output as downloaded from the device (dev, laid out as
+// stage_side_cl_bytes says) word by word into host (side_bytes, which it overwrites).
+static inline void stage_side_fold(const struct stage_plan *p, const uint32_t *dev,
+				   uint32_t *host)
+{
+	size_t n = p->side_bytes / 4, copies = p->side_copies > 1 ? (size_t)p->side_copies : 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t sum = 0;
+		for (size_t k = 0; k < copies; k++)
+			sum += dev[k * n + i];
+		host[i] = sum;
+	}
+}
 
 // The OpenCL side of one stage run. in and out are distinct device buffers (a stage never
 // writes its input); out is NULL when the plan is passthrough. side is the device buffer
-// holding every stage's side output, this stage's starting side_offset bytes in (a multiple
-// of 4); NULL when the plan has no side output.
+// holding every stage's side output, this stage's (stage_side_cl_bytes of it) starting
+// side_offset bytes in (a multiple of 4); NULL when the plan has no side output.
 struct stage_cl {
 	struct ocl *ocl;
 	struct ocl_buf *in, *out;
