@@ -41,10 +41,15 @@ struct stage_plan {
 	int side_copies;   // copies of it on the device (see above); 0 means 1
 };
 
-// The device's side output bytes for plan p: side_copies copies of side_bytes.
+// How many copies of its side output plan p has on the device, and their bytes.
+static inline size_t stage_side_copies(const struct stage_plan *p)
+{
+	return p->side_copies > 1 ? (size_t)p->side_copies : 1;
+}
+
 static inline size_t stage_side_cl_bytes(const struct stage_plan *p)
 {
-	return p->side_bytes * (size_t)(p->side_copies > 1 ? p->side_copies : 1);
+	return p->side_bytes * stage_side_copies(p);
 }
 
 // Adds the copies of p's side output as downloaded from the device (dev, laid out as
@@ -52,7 +57,7 @@ static inline size_t stage_side_cl_bytes(const struct stage_plan *p)
 static inline void stage_side_fold(const struct stage_plan *p, const uint32_t *dev,
 				   uint32_t *host)
 {
-	size_t n = p->side_bytes / 4, copies = p->side_copies > 1 ? (size_t)p->side_copies : 1;
+	size_t n = p->side_bytes / 4, copies = stage_side_copies(p);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t sum = 0;
 		for (size_t k = 0; k < copies; k++)
