@@ -312,7 +312,7 @@ struct cl_run {
 	struct ocl_buf *cur;    // the current image: in, then the last image a stage wrote
 	int next;               // the next image-writing stage writes buf[next]
 	struct geom g;
-	struct ocl_buf *side; // every stage's side output, laid out as chain.side; or NULL
+	struct ocl_buf *side; // every stage's side output, its copies at side_cl_offset; or NULL
 	uint8_t *host_out; // zero-copy: the host memory buf[0] wraps, until handed to the caller
 };
 
