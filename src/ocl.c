@@ -114,7 +114,7 @@ struct dev {
 };
 
 // ---- test-only fault injection -------------------------------------------------------------
-// Four switches let the tests make a working driver fail in each way a real one can, or look
+// Five switches let the tests make a working driver fail in each way a real one can, or look
 // smaller than it is (documented as test aids in climg(1)); none of them changes anything
 // when unset:
 //   CLIMG_FAULT_INJECT=N     the Nth counted call fails (below)
@@ -125,6 +125,10 @@ struct dev {
 //   CLIMG_FAULT_LOCAL_MEM=N  the device reports a CL_DEVICE_LOCAL_MEM_SIZE of at most N
 //                            bytes, so that a GPU runs the kernels chosen for devices with
 //                            less local memory (tests/t-kernels.sh)
+//   CLIMG_FAULT_WORK_GROUP=N the device reports a CL_DEVICE_MAX_WORK_GROUP_SIZE, and work-item
+//                            sizes, of at most N, so that the stages take the kernels and
+//                            work-groups they choose for such devices (tests/t-kernels.sh;
+//                            ocl_run refuses larger work-groups, as the driver would)
 // With CLIMG_FAULT_INJECT=N (N >= 1) the Nth counted OpenCL call of the process returns
 // CL_OUT_OF_RESOURCES without reaching the driver (any other value: off). Counted are exactly
 // the calls wrapped in CALL() / CREATE(), i.e. every call from the moment ocl_open has chosen
@@ -570,7 +574,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	size_t n = 0, pick = 0, items[16] = {0};
 	cl_bool available = CL_FALSE;
 	cl_device_type type = 0;
-	unsigned long long fault_max_alloc, fault_local_mem;
+	unsigned long long fault_max_alloc, fault_local_mem, fault_wg;
 	int none = 0;
 	cl_int e = CL_SUCCESS;
 
@@ -639,6 +643,12 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	fault_local_mem = env_number("CLIMG_FAULT_LOCAL_MEM");
 	if (fault_local_mem && fault_local_mem < o->local_mem_bytes)
 		o->local_mem_bytes = fault_local_mem;
+	fault_wg = env_number("CLIMG_FAULT_WORK_GROUP");
+	if (fault_wg && fault_wg < o->max_wg)
+		o->max_wg = fault_wg;
+	for (int i = 0; i < 2; i++)
+		if (o->max_item[i] > o->max_wg)
+			o->max_item[i] = o->max_wg;
 	set_build_options(o);
 	if (!available) {
 		err_set("opencl: %s is not available", o->name);
@@ -1489,6 +1499,12 @@ static void local_pick(const struct ocl *o, const struct ocl_kernel *k, size_t g
 	local[1] = lh;
 }
 
+// Whether kernel k may run in work-groups of lw x lh items on this device.
+static bool local_fits(const struct ocl *o, const struct ocl_kernel *k, size_t lw, size_t lh)
+{
+	return lw <= o->max_item[0] && lh <= o->max_item[1] && lw * lh <= k->wg_max;
+}
+
 int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
             size_t local_w, size_t local_h, const struct ocl_arg *args)
 {
@@ -1540,6 +1556,11 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 	else if (local_w == 0 || local_h == 0)
 		return err_set("opencl: %s: local size %zux%zu: give both or neither", kernel,
 		               local_w, local_h);
+	else if (!local_fits(o, k, local_w, local_h))
+		return err_set("opencl: %s: work-groups of %zux%zu items, but %s allows %zu (%zux%zu "
+		               "at most) for this kernel",
+		               kernel, local_w, local_h, o->name, k->wg_max, o->max_item[0],
+		               o->max_item[1]);
 	if (gw > SIZE_MAX - local[0] || gh > SIZE_MAX - local[1])
 		return err_set("opencl: %s: range %zux%zu is too large", kernel, gw, gh);
 	global[0] = (gw + local[0] - 1) / local[0] * local[0];
@@ -1560,6 +1581,30 @@ int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, si
 		return -1;
 	*wg_max = k->wg_max;
 	return 0;
+}
+
+void ocl_local_shrink(const struct ocl_limits *lim, size_t wg_max, size_t x, size_t y, size_t *lx,
+                      size_t *ly)
+{
+	while (x > 1 && x > lim->item_max[0])
+		x /= 2;
+	while (y > 1 && y > lim->item_max[1])
+		y /= 2;
+	while (x * y > wg_max && x * y > 1) {
+		if (y > 1)
+			y /= 2;
+		else
+			x /= 2;
+	}
+	*lx = x;
+	*ly = y;
+}
+
+int ocl_kernel_fits(struct ocl *o, const char *program, const char *kernel, size_t lw, size_t lh)
+{
+	struct ocl_kernel *k = kernel_get(o, program, kernel);
+
+	return k ? local_fits(o, k, lw, lh) : -1;
 }
 
 int ocl_finish(struct ocl *o)

@@ -112,6 +112,17 @@ int ocl_copy(struct ocl *o, struct ocl_buf *dst, struct ocl_buf *src, size_t byt
 // on this device: CL_KERNEL_WORK_GROUP_SIZE, at most max_wg (creates the kernel if needed).
 int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max);
 
+// A work-group of x by y items (powers of two), halved (y first) until it fits the device's
+// limits lim and wg_max, the work-group size the kernel allows (ocl_kernel_wg_max).
+void ocl_local_shrink(const struct ocl_limits *lim, size_t wg_max, size_t x, size_t y, size_t *lx,
+                      size_t *ly);
+
+// 1 if kernel `kernel` of program `program` may run in work-groups of lw x lh items on this
+// device (ocl_run refuses others), 0 if not, -1 with err set where the kernel cannot be had.
+// For the kernels written for one work-group shape, so that a stage can take another kernel
+// on a device that does not allow it.
+int ocl_kernel_fits(struct ocl *o, const char *program, const char *kernel, size_t lw, size_t lh);
+
 // Kernel arguments, in order, ended by OCL_END.
 enum ocl_arg_kind {
 	OCL_ARG_END = 0,

@@ -16,3 +16,12 @@ for kf_family in cpu gpu; do
 done
 c_checks "kernels gpu, 32 KiB of local memory" "$T/kernels-gpu-32k.out" \
 	env CLIMG_FAULT_LOCAL_MEM=32768 "${KERNELS:-tests/kernels}" gpu
+
+# The GPU family again on a device said to allow work-groups of at most 64 items, and of 1
+# (the least OpenCL 1.2 allows): the kernels written for one work-group shape (the remaps'
+# word-wise tiles, the rotation's tiles) give way to kernels of any shape, and the others
+# take smaller work-groups; ocl_run refuses a work-group larger than the device allows.
+for kf_wg in 64 1; do
+	c_checks "kernels gpu, work-groups of $kf_wg items" "$T/kernels-gpu-wg$kf_wg.out" \
+		env CLIMG_FAULT_WORK_GROUP=$kf_wg "${KERNELS:-tests/kernels}" gpu
+done

@@ -1373,25 +1373,6 @@ static void convolve_run_cpu(const void *params, const struct img *in, struct im
 #define D3_LOCAL_W 16
 #define D3_LOCAL_H 8
 
-// A work-group of x by y items (powers of two), shrunk to the device's limits and to
-// wg_max, the work-group size the kernel allows.
-static void local_size(const struct ocl_limits *lim, size_t wg_max, size_t x, size_t y,
-                       size_t *lx, size_t *ly)
-{
-	while (x > 1 && x > lim->item_max[0])
-		x /= 2;
-	while (y > 1 && y > lim->item_max[1])
-		y /= 2;
-	while (x * y > wg_max && x * y > 1) {
-		if (y > 1)
-			y /= 2;
-		else
-			x /= 2;
-	}
-	*lx = x;
-	*ly = y;
-}
-
 // __local bytes of a tile of the 2-D kernel, TW x TH output pixels: the input tile with its
 // halo, then the weights.
 static size_t tile_bytes_2d(const struct convolve_params *p, int tw, int th, int ch)
@@ -1517,7 +1498,7 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch, r = p->r, n = p->n;
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
 	size_t lx, ly;
-	local_size(lim, wg_max, LOCAL_W, LOCAL_H, &lx, &ly);
+	ocl_local_shrink(lim, wg_max, LOCAL_W, LOCAL_H, &lx, &ly);
 	return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W, (size_t)tw) * lx,
 	               up_div((size_t)H, (size_t)th) * ly, lx, ly,
 	               (struct ocl_arg[]){
@@ -1557,7 +1538,7 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kh, &wh) < 0 ||
 	    ocl_kernel_wg_max(c->ocl, "convolve", kv, &wv) < 0)
 		return -1;
-	local_size(lim, wh < wv ? wh : wv, LOCAL_W, LOCAL_H, &lx, &ly);
+	ocl_local_shrink(lim, wh < wv ? wh : wv, LOCAL_W, LOCAL_H, &lx, &ly);
 	scratch = ocl_buf_new(c->ocl, (size_t)((rows_max + 2 * r) * row_bytes));
 	if (!scratch)
 		return -1;
@@ -1624,7 +1605,7 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	         norm ? "_packed_norm" : packed ? "_packed" : "", sep ? "_sep" : "", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
-	local_size(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
+	ocl_local_shrink(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
 	args[n++] = OCL_BUF(c->in);
 	args[n++] = OCL_BUF(c->out);
 	args[n++] = OCL_INT(W);
@@ -1719,7 +1700,7 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 		snprintf(kernel, sizeof kernel, "convolve_2d_c%d", ch);
 		if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 			goto done;
-		local_size(&lim, wg, LOCAL_W, LOCAL_H, &lx, &ly);
+		ocl_local_shrink(&lim, wg, LOCAL_W, LOCAL_H, &lx, &ly);
 		rc = ocl_run(c->ocl, "convolve", kernel, (size_t)W * ch, (size_t)H, lx, ly,
 		             (struct ocl_arg[]){
 		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),

@@ -170,6 +170,8 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 		return -1;
 	if (wg > HIST_WG_MAX)
 		wg = HIST_WG_MAX;
+	if (wg > lim.item_max[0])
+		wg = lim.item_max[0];
 	per_cu = wg < HIST_ITEMS_PER_CU ? HIST_ITEMS_PER_CU / wg : 1;
 	groups = up_div(bytes, HIST_MIN_GROUP_BYTES);
 	if (groups > (size_t)lim.compute_units * per_cu)

@@ -85,22 +85,40 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 	// the arguments of name_cpu_cN and name_cN (the byte-wise kernel also takes ch)
 	struct ocl_arg args[] = { OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 				  OCL_INT(c->gin.h), OCL_END };
-	char fast[64];
+	char kernel[64];
 	if (ocl_cpu_kernels(c->ocl)) {
 		// one tile a work-group (kernels/remap.clh)
-		snprintf(fast, sizeof fast, "%s_cpu_c%d", name, ch);
-		return ocl_run(c->ocl, program, fast, up_div(wo, REMAP_CPU_TX),
+		snprintf(kernel, sizeof kernel, "%s_cpu_c%d", name, ch);
+		return ocl_run(c->ocl, program, kernel, up_div(wo, REMAP_CPU_TX),
 			       up_div(ho, REMAP_CPU_TY), 1, 1, args);
 	}
+	struct ocl_limits lim = ocl_get_limits(c->ocl);
 	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
+		// the word-wise kernel, where the device allows its work-group of tx/4 x ry items
 		size_t tx = REMAP_TX, ry = REMAP_RY_FAST;
-		size_t ty = (size_t)remap_tile_rows(ch, ocl_get_limits(c->ocl).local_mem_bytes);
-		snprintf(fast, sizeof fast, "%s_c%d", name, ch);
-		return ocl_run(c->ocl, program, fast, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
-			       tx / 4, ry, args);
+		size_t ty = (size_t)remap_tile_rows(ch, lim.local_mem_bytes);
+		snprintf(kernel, sizeof kernel, "%s_c%d", name, ch);
+		int fits = ocl_kernel_fits(c->ocl, program, kernel, tx / 4, ry);
+		if (fits < 0)
+			return -1;
+		if (fits)
+			return ocl_run(c->ocl, program, kernel, up_div(wo, tx) * (tx / 4),
+				       up_div(ho, ty) * ry, tx / 4, ry, args);
 	}
-	return ocl_run(c->ocl, program, name, up_div(wo, REMAP_T) * REMAP_T,
-		       up_div(ho, REMAP_T) * REMAP_RY, REMAP_T, REMAP_RY,
+	// the byte-wise kernel, any size: `name` in work-groups of REMAP_T x REMAP_RY items, or
+	// name_any in as many as the device allows
+	size_t wg, lw = REMAP_T, lh = REMAP_RY;
+	int fits = ocl_kernel_fits(c->ocl, program, name, lw, lh);
+	if (fits < 0)
+		return -1;
+	if (!fits) {
+		snprintf(kernel, sizeof kernel, "%s_any", name);
+		if (ocl_kernel_wg_max(c->ocl, program, kernel, &wg) < 0)
+			return -1;
+		ocl_local_shrink(&lim, wg, REMAP_T, REMAP_RY, &lw, &lh);
+	}
+	return ocl_run(c->ocl, program, fits ? name : kernel, up_div(wo, REMAP_T) * lw,
+		       up_div(ho, REMAP_T) * lh, lw, lh,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(ch), OCL_END });
 }

@@ -21,7 +21,8 @@ int remap_tile_rows(int ch, uint64_t local_mem_bytes);
 
 // Runs kernel `name` of `program` (W x H input -> H x W output), for N channels: on a
 // device that takes the CPU kernels (ocl_cpu_kernels), name_cpu_cN; else name_cN, the
-// word-wide kernel, when the input sides are multiples of 4, else the byte-wise `name`.
+// word-wide kernel, when the input sides are multiples of 4 and the device allows its
+// work-group, else the byte-wise `name`, in work-groups as large as the device allows.
 int remap_run_cl(const struct stage_cl *c, const char *program, const char *name);
 
 #endif

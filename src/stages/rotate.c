@@ -372,12 +372,17 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		return ocl_run(c->ocl, "rotate", "rotate_180_c1_16", (size_t)W / 16, (size_t)H, 0, 0,
 			       args);
 	if (W % 4 == 0) {
-		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group
+		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group or as
+		// many as the device allows (the kernel takes any)
 		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
 						     "rotate_180_c3", "rotate_180_c4" };
-		size_t groups = (size_t)W / 4, items = up_div(groups, 4);
-		return ocl_run(c->ocl, "rotate", name[ch], up_div(items, 256) * 256, (size_t)H,
-			       256, 1, args);
+		struct ocl_limits lim = ocl_get_limits(c->ocl);
+		size_t groups = (size_t)W / 4, items = up_div(groups, 4), wg, lw, lh;
+		if (ocl_kernel_wg_max(c->ocl, "rotate", name[ch], &wg) < 0)
+			return -1;
+		ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
+		return ocl_run(c->ocl, "rotate", name[ch], up_div(items, lw) * lw, (size_t)H, lw, 1,
+			       args);
 	}
 	return ocl_run(c->ocl, "rotate", "rotate_180", (size_t)W, (size_t)H, 0, 0,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
@@ -406,9 +411,25 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	struct rotate_map m = map_of(p, c->gin.ch);
 	uint32_t bg = m.bg[0] | m.bg[1] << 8 | m.bg[2] << 16 | (uint32_t)m.bg[3] << 24;
 	int ch = c->gin.ch;
-	if (ocl_cpu_kernels(c->ocl) || geom_bytes(&c->gin) > INT32_MAX) {
-		// one pixel a work-item, for CPU devices and for inputs too large for the tile
-		// kernels' 32-bit offsets; bilinear without alpha (1 and 3 channels) is shorter
+	// rotate_nearest_cN, rotate_bilinear_cN: tiles of ROTATE_TILE pixels a side, whose items
+	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows
+	static const char *const tiles[2][5] = {
+		{ NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
+		  "rotate_nearest_c4" },
+		{ NULL, "rotate_bilinear_c1", "rotate_bilinear_c2", "rotate_bilinear_c3",
+		  "rotate_bilinear_c4" },
+	};
+	int fits = 0;
+	if (!ocl_cpu_kernels(c->ocl) && geom_bytes(&c->gin) <= INT32_MAX) {
+		fits = ocl_kernel_fits(c->ocl, "rotate", tiles[m.bilinear][ch], ROTATE_TILE,
+				       ROTATE_RY(ch));
+		if (fits < 0)
+			return -1;
+	}
+	if (!fits) {
+		// one pixel a work-item, for CPU devices, for inputs too large for the tile
+		// kernels' 32-bit offsets and for devices that do not allow their work-group;
+		// bilinear without alpha (1 and 3 channels) is shorter
 		const char *kernel = !m.bilinear ? "rotate_nearest_cpu"
 				     : ch == 1	 ? "rotate_bilinear_cpu_c1"
 				     : ch == 3	 ? "rotate_bilinear_cpu_c3"
@@ -419,18 +440,10 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 						   OCL_INT(c->gout.h), OCL_INT(m.c), OCL_INT(m.s),
 						   OCL_UINT(bg), OCL_END });
 	}
-	// rotate_nearest_cN, rotate_bilinear_cN: tiles of ROTATE_TILE pixels a side, whose items
-	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows
-	static const char *const kernel[2][5] = {
-		{ NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
-		  "rotate_nearest_c4" },
-		{ NULL, "rotate_bilinear_c1", "rotate_bilinear_c2", "rotate_bilinear_c3",
-		  "rotate_bilinear_c4" },
-	};
 	bool trans = llabs(m.s) > llabs(m.c);
 	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
 	size_t tw = up_div((size_t)c->gout.w, ROTATE_TILE), th = up_div((size_t)c->gout.h, ROTATE_TILE);
-	return ocl_run(c->ocl, "rotate", kernel[m.bilinear][ch], tw * ROTATE_TILE,
+	return ocl_run(c->ocl, "rotate", tiles[m.bilinear][ch], tw * ROTATE_TILE,
 		       th * ROTATE_RY(ch), ROTATE_TILE, ROTATE_RY(ch),
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(c->gout.w),
