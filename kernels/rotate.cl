@@ -4,7 +4,8 @@
 // rotate_bilinear_cN; per pixel, rotate_nearest_cpu and rotate_bilinear_cpu*): both
 // specified in src/stages/rotate.c, whose CPU code this matches byte for byte. W, H, ch
 // describe the input. rotate_90 / rotate_270 take any size (the output is H x W); the
-// remaps' _cN kernels need the sides to be multiples of 4 and an image of N channels.
+// remaps' _cN kernels need the sides to be multiples of 4 and an image of N channels (the
+// _unaligned_cN ones take any size).
 // The _cpu kernels (any size) are for CPU devices (see kernels/cpu.clh).
 #include "cpu.clh"
 #include "remap.clh"

@@ -93,11 +93,13 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 			       up_div(ho, REMAP_CPU_TY), 1, 1, args);
 	}
 	struct ocl_limits lim = ocl_get_limits(c->ocl);
-	if (c->gin.w % 4 == 0 && c->gin.h % 4 == 0) {
-		// the word-wise kernel, where the device allows its work-group of tx/4 x ry items
+	{
+		// the word-wise kernel, where the device allows its work-group of tx/4 x ry items:
+		// name_cN where both sides are multiples of 4, else name_unaligned_cN
 		size_t tx = REMAP_TX, ry = REMAP_RY_FAST;
 		size_t ty = (size_t)remap_tile_rows(ch, lim.local_mem_bytes);
-		snprintf(kernel, sizeof kernel, "%s_c%d", name, ch);
+		bool aligned = c->gin.w % 4 == 0 && c->gin.h % 4 == 0;
+		snprintf(kernel, sizeof kernel, "%s_%sc%d", name, aligned ? "" : "unaligned_", ch);
 		int fits = ocl_kernel_fits(c->ocl, program, kernel, tx / 4, ry);
 		if (fits < 0)
 			return -1;

@@ -20,9 +20,10 @@ void remap_run_cpu(const struct img *in, struct img *out, enum remap_mode mode);
 int remap_tile_rows(int ch, uint64_t local_mem_bytes);
 
 // Runs kernel `name` of `program` (W x H input -> H x W output), for N channels: on a
-// device that takes the CPU kernels (ocl_cpu_kernels), name_cpu_cN; else name_cN, the
-// word-wide kernel, when the input sides are multiples of 4 and the device allows its
-// work-group, else the byte-wise `name`, in work-groups as large as the device allows.
+// device that takes the CPU kernels (ocl_cpu_kernels), name_cpu_cN; else the word-wide
+// kernel, name_cN where the input sides are multiples of 4 and name_unaligned_cN where not,
+// when the device allows its work-group, else the byte-wise `name`, in work-groups as large
+// as the device allows.
 int remap_run_cl(const struct stage_cl *c, const char *program, const char *name);
 
 #endif
