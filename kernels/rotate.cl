@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// rotate: clockwise quarter turns as index remaps (rotate_90, rotate_180, rotate_270 and
-// their word-wide _cN forms), and any other angle through "the mapping" (rotate_nearest_cN,
+// rotate: clockwise quarter turns as index remaps (rotate_90, rotate_270 and their word-wide
+// _cN forms; rotate_180_*), and any other angle through "the mapping" (rotate_nearest_cN,
 // rotate_bilinear_cN; per pixel, rotate_nearest_cpu and rotate_bilinear_cpu*): both
 // specified in src/stages/rotate.c, whose CPU code this matches byte for byte. W, H, ch
 // describe the input. rotate_90 / rotate_270 take any size (the output is H x W); the
@@ -15,18 +15,7 @@ REMAP_KERNELS(rotate_270, 2)
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 // 180 degrees reverses the pixel order of the whole (row-major, unpadded) image:
-// out pixel i = in pixel W*H-1-i. Any size: one work-item per pixel, global (W, H).
-__kernel void rotate_180(__global const uchar *in, __global uchar *out, int W, int H, int ch)
-{
-	int x = get_global_id(0), y = get_global_id(1);
-	if (x >= W || y >= H)
-		return;
-	size_t n = (size_t)W * H, p = (size_t)y * W + x;
-	__global const uchar *s = in + (n - 1 - p) * ch;
-	__global uchar *d = out + p * ch;
-	for (int c = 0; c < ch; c++)
-		d[c] = s[c];
-}
+// out pixel i = in pixel W*H-1-i.
 
 // W a multiple of 4: a row of 4 pixels is CH whole words; each item reverses 4 such groups
 // of one row, L groups apart (L the local size). Global (ceil(W/4 / (4 L)) * L, H).
@@ -66,6 +55,53 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 ROTATE_180_WORDS(rotate_180_c2, 2)
 ROTATE_180_WORDS(rotate_180_c3, 3)
 ROTATE_180_WORDS(rotate_180_c4, 4)
+
+// Any size: the image as one row of n = W H pixels, reversed. Output group k (pixels 4k ..
+// 4k + 3: CH whole words) comes from input pixels n - 4 - 4k .. n - 1 - 4k, whose bytes start
+// at (n - 4 - 4k) CH, misaligned by (n CH) % 4 bytes for every k: its CH words come from the
+// CH + 1 aligned words that hold them, shifted into place (for k = 0 the last of those may
+// reach past the image's end: byte by byte there). Each item reverses 4 groups, L apart
+// (L the local size); item 0 also copies the last n % 4 output pixels, byte by byte.
+// Global (ceil(n/4 / (4 L)) * L, 1). On an H100, 7681 x 4321: RGB 0.205 -> 0.075 ms and grey
+// 0.117 -> 0.034 ms against one work-item a pixel (docs/BENCHMARKS.md, twenty-fifth session).
+#define ROTATE_180_UNALIGNED(NAME, CH)                                                   \
+__kernel void NAME(__global const uint *in, __global uint *out, int W, int H)           \
+{                                                                                       \
+	const ulong n = (ulong)W * H, K = n / 4, nbytes = n * CH;                        \
+	const int L = get_local_size(0), sh = 8 * (int)(nbytes & 3);                     \
+	const ulong g0 = get_group_id(0) * (ulong)L * 4 + get_local_id(0);              \
+	__global const uchar *in8 = (__global const uchar *)in;                          \
+	_Pragma("unroll") for (int q = 0; q < 4; q++) {                                  \
+		const ulong k = g0 + (ulong)q * L;                                      \
+		if (k >= K)                                                             \
+			break;                                                          \
+		const ulong s = (n - 4 - 4 * k) * CH; /* the input group's first byte */ \
+		uchar ib[4 * CH], ob[4 * CH];                                           \
+		if (sh && k == 0) {                                                     \
+			for (int b = 0; b < 4 * CH; b++)                                \
+				ib[b] = in8[s + b];                                     \
+		} else {                                                                \
+			__global const uint *w = in + (s >> 2);                         \
+			_Pragma("unroll") for (int m = 0; m < CH; m++)                   \
+				vstore4(as_uchar4(sh ? w[m] >> sh | w[m + 1] << (32 - sh)  \
+						     : w[m]), m, ib);                   \
+		}                                                                       \
+		_Pragma("unroll") for (int p = 0; p < 4; p++)                            \
+			_Pragma("unroll") for (int c = 0; c < CH; c++)                   \
+				ob[p * CH + c] = ib[(3 - p) * CH + c];                  \
+		_Pragma("unroll") for (int m = 0; m < CH; m++)                           \
+			out[k * CH + m] = as_uint(vload4(m, ob));                       \
+	}                                                                               \
+	if (g0 == 0) {                                                                  \
+		__global uchar *out8 = (__global uchar *)out;                            \
+		for (ulong b = 4 * K * CH; b < nbytes; b++) /* pixel b / CH, from n-1-b/CH */ \
+			out8[b] = in8[(n - 1 - b / CH) * CH + b % CH];                   \
+	}                                                                               \
+}
+ROTATE_180_UNALIGNED(rotate_180_unaligned_c1, 1)
+ROTATE_180_UNALIGNED(rotate_180_unaligned_c2, 2)
+ROTATE_180_UNALIGNED(rotate_180_unaligned_c3, 3)
+ROTATE_180_UNALIGNED(rotate_180_unaligned_c4, 4)
 #else // the CPU family
 // For CPU devices, any size: work-item g writes output pixels [g P, g P + P) of the n = W*H
 // (P = ROTATE_180_CPU_PX), in groups of 16 bytes (16, 8 or 4 pixels; 3 channels: 16 pixels,

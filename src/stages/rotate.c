@@ -358,7 +358,7 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		return remap_run_cl(c, "rotate", "rotate_90");
 	if (p->quarters == 3)
 		return remap_run_cl(c, "rotate", "rotate_270");
-	// the arguments of every rotate_180_* kernel but the byte-wise rotate_180
+	// the arguments of every rotate_180_* kernel
 	struct ocl_arg args[] = { OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 				  OCL_END };
 	if (ocl_cpu_kernels(c->ocl)) {
@@ -371,22 +371,24 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 	if (ch == 1 && W % 16 == 0)
 		return ocl_run(c->ocl, "rotate", "rotate_180_c1_16", (size_t)W / 16, (size_t)H, 0, 0,
 			       args);
-	if (W % 4 == 0) {
-		// rotate_180_cN: each item reverses 4 groups of 4 pixels, 256 items a group or as
-		// many as the device allows (the kernel takes any)
-		static const char *const name[] = { NULL, "rotate_180_c1", "rotate_180_c2",
-						     "rotate_180_c3", "rotate_180_c4" };
-		struct ocl_limits lim = ocl_get_limits(c->ocl);
-		size_t groups = (size_t)W / 4, items = up_div(groups, 4), wg, lw, lh;
-		if (ocl_kernel_wg_max(c->ocl, "rotate", name[ch], &wg) < 0)
-			return -1;
-		ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
-		return ocl_run(c->ocl, "rotate", name[ch], up_div(items, lw) * lw, (size_t)H, lw, 1,
-			       args);
-	}
-	return ocl_run(c->ocl, "rotate", "rotate_180", (size_t)W, (size_t)H, 0, 0,
-		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
-					   OCL_INT(ch), OCL_END });
+	// rotate_180_cN (W a multiple of 4: groups of 4 pixels in each row) or
+	// rotate_180_unaligned_cN (any W: groups of 4 pixels in the image as one row): each item
+	// reverses 4 groups, 256 items a work-group or as many as the device allows (the kernels
+	// take any)
+	static const char *const name[2][5] = {
+		{ NULL, "rotate_180_unaligned_c1", "rotate_180_unaligned_c2",
+		  "rotate_180_unaligned_c3", "rotate_180_unaligned_c4" },
+		{ NULL, "rotate_180_c1", "rotate_180_c2", "rotate_180_c3", "rotate_180_c4" },
+	};
+	const bool rows = W % 4 == 0;
+	struct ocl_limits lim = ocl_get_limits(c->ocl);
+	size_t groups = rows ? (size_t)W / 4 : (size_t)W * (size_t)H / 4, wg, lw, lh;
+	size_t items = up_div(groups, 4) + (groups == 0); // item 0 copies the last pixels too
+	if (ocl_kernel_wg_max(c->ocl, "rotate", name[rows][ch], &wg) < 0)
+		return -1;
+	ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
+	return ocl_run(c->ocl, "rotate", name[rows][ch], up_div(items, lw) * lw, rows ? (size_t)H : 1,
+		       lw, 1, args);
 }
 
 // ---- either path ------------------------------------------------------------------------------
