@@ -8,9 +8,10 @@
 #include "../ocl.h"
 #include "../par.h"
 
-// Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_RY, REMAP_TX,
-// REMAP_TY, REMAP_C4_TALL, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there.
-// (REMAP_TY: 128 rows, or REMAP_TY_C4 for 4 channels on a device without room for 128.)
+// Tile geometry of kernels/remap.clh; keep in step with REMAP_T, REMAP_TX, REMAP_TY,
+// REMAP_C4_TALL, REMAP_RY_FAST, REMAP_CPU_TX and REMAP_CPU_TY there. (REMAP_TY: 128 rows, or
+// REMAP_TY_C4 for 4 channels on a device without room for 128. REMAP_RY: the rows of items
+// of the byte-wise kernel's work-group, 32 x 8 or smaller.)
 enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 96,
        REMAP_RY_FAST = 8, REMAP_CPU_TX = 256, REMAP_CPU_TY = 64 };
 
@@ -82,7 +83,8 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 {
 	size_t wo = (size_t)c->gout.w, ho = (size_t)c->gout.h;
 	int ch = c->gin.ch;
-	// the arguments of name_cpu_cN and name_cN (the byte-wise kernel also takes ch)
+	// the arguments of name_cpu_cN, name_cN and name_unaligned_cN (the byte-wise kernel also
+	// takes ch)
 	struct ocl_arg args[] = { OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 				  OCL_INT(c->gin.h), OCL_END };
 	char kernel[64];
@@ -92,35 +94,27 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 		return ocl_run(c->ocl, program, kernel, up_div(wo, REMAP_CPU_TX),
 			       up_div(ho, REMAP_CPU_TY), 1, 1, args);
 	}
+	// the word-wise kernel, where the device allows its work-group of tx/4 x ry items:
+	// name_cN where both sides are multiples of 4, else name_unaligned_cN
 	struct ocl_limits lim = ocl_get_limits(c->ocl);
-	{
-		// the word-wise kernel, where the device allows its work-group of tx/4 x ry items:
-		// name_cN where both sides are multiples of 4, else name_unaligned_cN
-		size_t tx = REMAP_TX, ry = REMAP_RY_FAST;
-		size_t ty = (size_t)remap_tile_rows(ch, lim.local_mem_bytes);
-		bool aligned = c->gin.w % 4 == 0 && c->gin.h % 4 == 0;
-		snprintf(kernel, sizeof kernel, "%s_%sc%d", name, aligned ? "" : "unaligned_", ch);
-		int fits = ocl_kernel_fits(c->ocl, program, kernel, tx / 4, ry);
-		if (fits < 0)
-			return -1;
-		if (fits)
-			return ocl_run(c->ocl, program, kernel, up_div(wo, tx) * (tx / 4),
-				       up_div(ho, ty) * ry, tx / 4, ry, args);
-	}
-	// the byte-wise kernel, any size: `name` in work-groups of REMAP_T x REMAP_RY items, or
-	// name_any in as many as the device allows
-	size_t wg, lw = REMAP_T, lh = REMAP_RY;
-	int fits = ocl_kernel_fits(c->ocl, program, name, lw, lh);
+	size_t tx = REMAP_TX, ry = REMAP_RY_FAST;
+	size_t ty = (size_t)remap_tile_rows(ch, lim.local_mem_bytes);
+	bool aligned = c->gin.w % 4 == 0 && c->gin.h % 4 == 0;
+	snprintf(kernel, sizeof kernel, "%s_%sc%d", name, aligned ? "" : "unaligned_", ch);
+	int fits = ocl_kernel_fits(c->ocl, program, kernel, tx / 4, ry);
 	if (fits < 0)
 		return -1;
-	if (!fits) {
-		snprintf(kernel, sizeof kernel, "%s_any", name);
-		if (ocl_kernel_wg_max(c->ocl, program, kernel, &wg) < 0)
-			return -1;
-		ocl_local_shrink(&lim, wg, REMAP_T, REMAP_RY, &lw, &lh);
-	}
-	return ocl_run(c->ocl, program, fits ? name : kernel, up_div(wo, REMAP_T) * lw,
-		       up_div(ho, REMAP_T) * lh, lw, lh,
+	if (fits)
+		return ocl_run(c->ocl, program, kernel, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
+			       tx / 4, ry, args);
+	// else the byte-wise kernel, in work-groups of REMAP_T x REMAP_RY items or as many as the
+	// device allows
+	size_t wg, lw, lh;
+	if (ocl_kernel_wg_max(c->ocl, program, name, &wg) < 0)
+		return -1;
+	ocl_local_shrink(&lim, wg, REMAP_T, REMAP_RY, &lw, &lh);
+	return ocl_run(c->ocl, program, name, up_div(wo, REMAP_T) * lw, up_div(ho, REMAP_T) * lh,
+		       lw, lh,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(ch), OCL_END });
 }

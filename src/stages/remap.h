@@ -23,7 +23,7 @@ int remap_tile_rows(int ch, uint64_t local_mem_bytes);
 // device that takes the CPU kernels (ocl_cpu_kernels), name_cpu_cN; else the word-wide
 // kernel, name_cN where the input sides are multiples of 4 and name_unaligned_cN where not,
 // when the device allows its work-group, else the byte-wise `name`, in work-groups as large
-// as the device allows.
+// as the device allows (up to 32 x 8).
 int remap_run_cl(const struct stage_cl *c, const char *program, const char *name);
 
 #endif
