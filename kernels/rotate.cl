@@ -17,6 +17,24 @@ REMAP_KERNELS(rotate_270, 2)
 // 180 degrees reverses the pixel order of the whole (row-major, unpadded) image:
 // out pixel i = in pixel W*H-1-i.
 
+// The CH words of a group of 4 pixels (CH channels each) reversed: ow gets pixels 3, 2, 1, 0
+// of iw.
+static inline void rotate_180_reverse4(const int CH, const uint *iw, uint *ow)
+{
+	uchar ib[16], ob[16];
+#pragma unroll
+	for (int m = 0; m < CH; m++)
+		vstore4(as_uchar4(iw[m]), m, ib);
+#pragma unroll
+	for (int p = 0; p < 4; p++)
+#pragma unroll
+		for (int c = 0; c < CH; c++)
+			ob[p * CH + c] = ib[(3 - p) * CH + c];
+#pragma unroll
+	for (int m = 0; m < CH; m++)
+		ow[m] = as_uint(vload4(m, ob));
+}
+
 // W a multiple of 4: a row of 4 pixels is CH whole words; each item reverses 4 such groups
 // of one row, L groups apart (L the local size). Global (ceil(W/4 / (4 L)) * L, H).
 #define ROTATE_180_WORDS(NAME, CH)                                                       \
@@ -29,15 +47,13 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 		if (g >= G)                                                             \
 			break;                                                          \
 		__global const uint *s = in + ((size_t)(H - 1 - y) * G + (G - 1 - g)) * CH; \
-		uchar ib[4 * CH], ob[4 * CH];                                           \
+		uint iw[CH], ow[CH];                                                    \
 		_Pragma("unroll") for (int m = 0; m < CH; m++)                           \
-			vstore4(as_uchar4(s[m]), m, ib);                                \
-		_Pragma("unroll") for (int p = 0; p < 4; p++)                            \
-			_Pragma("unroll") for (int c = 0; c < CH; c++)                   \
-				ob[p * CH + c] = ib[(3 - p) * CH + c];                  \
+			iw[m] = s[m];                                                   \
+		rotate_180_reverse4(CH, iw, ow);                                        \
 		__global uint *d = out + ((size_t)y * G + g) * CH;                      \
 		_Pragma("unroll") for (int m = 0; m < CH; m++)                           \
-			d[m] = as_uint(vload4(m, ob));                                  \
+			d[m] = ow[m];                                                   \
 	}                                                                               \
 }
 ROTATE_180_WORDS(rotate_180_c1, 1)
@@ -76,21 +92,18 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 		if (k >= K)                                                             \
 			break;                                                          \
 		const ulong s = (n - 4 - 4 * k) * CH; /* the input group's first byte */ \
-		uchar ib[4 * CH], ob[4 * CH];                                           \
+		uint iw[CH], ow[CH];                                                    \
 		if (sh && k == 0) {                                                     \
-			for (int b = 0; b < 4 * CH; b++)                                \
-				ib[b] = in8[s + b];                                     \
+			for (int m = 0; m < CH; m++)                                    \
+				iw[m] = as_uint(vload4(m, in8 + s));                    \
 		} else {                                                                \
 			__global const uint *w = in + (s >> 2);                         \
 			_Pragma("unroll") for (int m = 0; m < CH; m++)                   \
-				vstore4(as_uchar4(sh ? w[m] >> sh | w[m + 1] << (32 - sh)  \
-						     : w[m]), m, ib);                   \
+				iw[m] = sh ? w[m] >> sh | w[m + 1] << (32 - sh) : w[m];  \
 		}                                                                       \
-		_Pragma("unroll") for (int p = 0; p < 4; p++)                            \
-			_Pragma("unroll") for (int c = 0; c < CH; c++)                   \
-				ob[p * CH + c] = ib[(3 - p) * CH + c];                  \
+		rotate_180_reverse4(CH, iw, ow);                                        \
 		_Pragma("unroll") for (int m = 0; m < CH; m++)                           \
-			out[k * CH + m] = as_uint(vload4(m, ob));                       \
+			out[k * CH + m] = ow[m];                                        \
 	}                                                                               \
 	if (g0 == 0) {                                                                  \
 		__global uchar *out8 = (__global uchar *)out;                            \
