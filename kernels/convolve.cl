@@ -40,6 +40,9 @@
 //   convolve_3x3_packed_sep_cN, convolve_3x3_packed_norm_sep_cN  the same two for a
 //                         separable 3 x 3 kernel (box, sobel, rank 1): each input row's
 //                         horizontal pass once, then the vertical weights
+//   convolve_3x3*_unaligned_cN  each of those five for rows that do not start on a word
+//                         (1 to 3 channels): the words shifted into place (d3_load,
+//                         d3_store_rows)
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -509,7 +512,8 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 	return convert_uchar8(min(q, (uint8)255));
 }
 
-// 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4):
+// 3 x 3 kernels, separable or not, on rows that start on a word (W * CH a multiple of 4; the
+// _unaligned kernels take the others, through d3_load and d3_store_rows):
 // each work-item computes the D3_SAMPLES (8) consecutive samples g .. g + 7 of the
 // D3_ROWS(CH) (2 or 4) rows from y0 as the 2-D sum acc = sum k[dy][dx] in(x + dx, y + dy)
 // in int32 (exact: the host checked 255 sum|k| and built k = ky kx for a separable kernel;
@@ -518,14 +522,23 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // .. g + 11 (L1/L2 serve the overlap between neighbours), as one int16 vector; the three
 // taps of a row are shuffles of it (d3_tap), and the sums are int8 vectors (on an H100 and
 // an H200 this took 13-45% less time than 8 samples of one row through private byte
-// arrays: docs/BENCHMARKS.md, seventh session). No local memory, no barrier. Items on the
-// image's edges run the same sums on border-mapped input (d3_item2 with EDGE, d3_words),
-// 2 rows at a time: rows through border_map, and the words that leave a row built from the
-// one pixel its taps read there. The last item of a row may have only 4 samples, the last
-// of a column fewer rows. A warp that holds an edge item runs both
-// forms; a cheap edge form matters: with edge items computed sample by sample through
-// border_map, box 3x3 on 8K grey took 0.060 ms on an H100 against 0.043 (docs/BENCHMARKS.md,
-// ninth session).
+// arrays: docs/BENCHMARKS.md, seventh session). No local memory, no barrier (but in the
+// _unaligned kernels' stores, d3_store_rows). The interior items, in the rectangle of
+// samples gA .. gB - 1 and rows yA .. yB - 1 that the host gives (src/stages/convolve.c,
+// d3_interior: every input row and word they read lies inside the image), read the rows
+// directly. The items on the image's edges run the same sums on border-mapped input
+// (d3_item2 with EDGE, d3_words), 8 samples of 2 rows at a time. The last item of a row may
+// have fewer samples, the last of a column fewer rows. In the aligned kernels the edge items
+// are the other items of the same kernel: a warp that holds one runs both forms, and a cheap
+// edge form matters (with edge items computed sample by sample through border_map, box 3x3
+// on 8K grey took 0.060 ms on an H100 against 0.043: docs/BENCHMARKS.md, ninth session).
+// The _unaligned kernels, and the CPU family's, leave them to a kernel of their own,
+// convolve_3x3_edge_cN (d3_edge; D3_OWN_EDGES). Built once a channel count instead of into
+// each _unaligned kernel, it kept the convolve program's first build on an H100 at 16 s
+// instead of 24 s, and its load from the binary cache at 22 ms instead of 46 ms; on PoCL
+// (2 cores) box 3x3 on 8K images took 25-35% less time with it (twenty-sixth session). On
+// the H100 the aligned kernels keep theirs, as a second kernel took 0.005 ms more for 8K
+// grey.
 // D3_ROWS(CH): the rows an item computes. With 2 to 4 channels 4 rows (6 input rows for 4
 // output rows, against 4 for 2) took 5-17% less time than 2 for box and sobel-x 3x3 on 8K
 // images on an H200, 2-17% on an H100 and 6-10% on PoCL (RGB, 2 cores), but 1-4% more
@@ -561,7 +574,8 @@ static inline uint d3_pixel(const int CH, __global const uchar *src, int mx, con
 // Samples g - 4 .. g + 11 of input row sy (-1: the zero border's row of zeros), a row of ns
 // samples, as the taps of samples g .. g + 7 read them: whole words inside the row; where a
 // word leaves it, the taps read only pixel -1 (mapped to pixel mxl) on the left, or pixel W
-// (mxr) on the right, so that word is that pixel's samples (d3_pixel), the rest unread.
+// (mxr) on the right, so that word is that pixel's samples (d3_pixel), the rest unread. For
+// rows that start on a word; d3_words_any takes any.
 static inline int16 d3_words(const int CH, __global const uchar *in, int W, int sy, int g,
 			     int mxl, int mxr)
 {
@@ -578,15 +592,160 @@ static inline int16 d3_words(const int CH, __global const uchar *in, int W, int 
 	return convert_int16(as_uchar16(v));
 }
 
-// d3_item2 and d3_item4: the NR (2 or 4) output rows from y0 of samples g .. g + 7; EDGE:
-// the input through d3_words (the items on the image's edges), else in whole words straight
-// from the input rows. One body for both (D3_ITEM): their private arrays are of a constant
-// size, that of the rows they hold (see D3_ROWS for why).
+// The unaligned kernels (UA: W * CH any size, so rows need not start on a word; CH < 4, as 4
+// channels make whole words of every row) load and store rows through these two.
+// d3_load: the NW words of the image from byte b on, b of any alignment. CPU devices load
+// words at any address. On others each word is made of the two aligned words that hold it,
+// shifted into place; the aligned word after the last is read only where b is not aligned,
+// and then holds bytes that are used. The caller keeps b + 4 NW + 3 inside the image, so
+// that no aligned word reaches past its end.
+static inline void d3_load(__global const uchar *in, size_t b, uint *v, const int NW)
+{
+#ifdef CLIMG_CPU_KERNELS
+#pragma unroll
+	for (int i = 0; i < NW; i++)
+		v[i] = as_uint(vload4(0, in + b + 4 * i));
+#else
+	__global const uint *p = (__global const uint *)in + (b >> 2);
+	const int sh = 8 * (int)(b & 3);
+	uint lo = p[0];
+#pragma unroll
+	for (int i = 0; i < NW; i++) {
+		const uint hi = sh || i + 1 < NW ? p[i + 1] : 0;
+		v[i] = sh ? lo >> sh | hi << (32 - sh) : lo;
+		lo = hi;
+	}
+#endif
+}
+
+// d3_words on rows of any alignment (for convolve_3x3_edge_cN). A word inside the
+// row through d3_load where the two aligned words that hold it lie inside the image, else
+// byte by byte; the word left of the row (g = 0) is pixel -1's samples (mapped to pixel mxl,
+// d3_pixel); a word that reaches past the row's end holds the row's last samples, then pixel
+// W's (mxr), the rest unread.
+static inline int16 d3_words_any(const int CH, __global const uchar *in, int W, int H, int sy,
+				 int g, int mxl, int mxr)
+{
+	const int ns = W * CH;
+	if (sy < 0)
+		return 0;
+	const size_t rb = (size_t)sy * ns, nbytes = (size_t)ns * H;
+	__global const uchar *src = in + rb;
+	uint v[4];
+#pragma unroll
+	for (int k = 0; k < 4; k++) {
+		const int t = g - 4 + 4 * k; // the word's first sample
+		if (t < 0) {
+			v[k] = d3_pixel(CH, src, mxl, true);
+		} else if (t + 4 <= ns && rb + t + 8 <= nbytes) {
+			d3_load(in, rb + t, v + k, 1);
+		} else {
+			uint x = 0;
+			for (int i = 0; i < 4; i++) {
+				const int u = t + i - ns; // past the row's end from 0 on
+				const uint b = u < 0		  ? src[t + i]
+					       : u < CH && mxr >= 0 ? src[mxr * CH + u]
+								    : 0;
+				x |= b << (8 * i);
+			}
+			v[k] = x;
+		}
+	}
+	return convert_int16(as_uchar16((uint4)(v[0], v[1], v[2], v[3])));
+}
+
+// The unaligned kernels' interior items give each 8 output samples, words xy for output
+// bytes ob .. ob + 7, to d3_put: CPU devices store them there at once (they store words at
+// any address); on others they go to qo (at i and i + 1) for d3_store_rows.
+static inline void d3_put(__global uchar *out, size_t ob, uint *qo, int i, uint2 xy)
+{
+#ifdef CLIMG_CPU_KERNELS
+	vstore8(as_uchar8(xy), 0, out + ob);
+#else
+	qo[i] = xy.x;
+	qo[i + 1] = xy.y;
+#endif
+}
+
+// Other than CPU devices, the unaligned kernels' interior items give their NR output rows as
+// words, NW a row, in q; d3_store_rows stores them at output bytes (y0 + j) ns + g on, j < NR,
+// of any alignment. The aligned words inside an item's row are stored as words, each made of
+// the two words of q that hold it. The aligned word an item's row shares with the next
+// item's (the one past its last whole word) is stored whole by the item where the next item
+// is an interior item of the same work-group: the items first leave their rows' first words
+// in heads (in local memory, D3_HEADS words: at most D3_LOCAL items, the work-group size
+// src/stages/convolve.c keeps to, D3_LOCAL_W x D3_LOCAL_H, of at most D3P_ROWS rows). The
+// shared words at the work-group's ends and next to edge items are stored byte by byte.
+// Every item of the work-group calls this (it has a barrier); inner: whether this one is an
+// interior item, whose q holds its rows; the interior items' samples gA .. gB - 1 (d3).
+// Without it, with every shared word stored byte by byte, box 3x3 on a 7681 x 4321 image
+// took 0.196 (RGB) and 0.080 ms (grey) on an H100 and not 0.124 and 0.060 ms
+// (docs/BENCHMARKS.md, twenty-sixth session).
+#define D3_LOCAL 128
+#define D3_HEADS (D3_LOCAL * D3P_ROWS)
+static inline void d3_store_rows(__global uchar *out, int ns, int g, int y0, const int NR,
+				 const int NW, const uint *q, bool inner, int gA, int gB,
+				 __local uint *heads)
+{
+#ifndef CLIMG_CPU_KERNELS // (d3_put stored them)
+	const int NS = 4 * NW, lx = get_local_id(0), LX = get_local_size(0);
+	const int l = get_local_id(1) * LX + lx;
+	if (inner)
+#pragma unroll
+		for (int j = 0; j < NR; j++)
+			heads[l * NR + j] = q[j * NW];
+	barrier(CLK_LOCAL_MEM_FENCE);
+	if (!inner)
+		return;
+	// whether the items left and right are interior items of this work-group (they are in
+	// the same rows, so inside those)
+	const bool left = lx > 0 && g - NS >= gA, right = lx + 1 < LX && g + NS < gB;
+#pragma unroll
+	for (int j = 0; j < NR; j++) {
+		const size_t o = (size_t)(y0 + j) * ns + g;
+		const int sh = (int)(o & 3);
+		if (!sh) {
+			__global uint *p = (__global uint *)(out + o);
+#pragma unroll
+			for (int i = 0; i < NW; i++)
+				p[i] = q[j * NW + i];
+			continue;
+		}
+		__global uint *p = (__global uint *)(out + (o - sh)) + 1; // the first whole word
+		const int hs = 8 * (4 - sh);
+#pragma unroll
+		for (int i = 0; i + 1 < NW; i++)
+			p[i] = q[j * NW + i] >> hs | q[j * NW + i + 1] << (32 - hs);
+		const uint last = q[j * NW + NW - 1];
+		if (right) {
+			p[NW - 1] = last >> hs | heads[(l + 1) * NR + j] << (32 - hs);
+		} else {
+			for (int b = 4 - sh; b < 4; b++)
+				out[o + NS - 4 + b] = (uchar)(last >> (8 * b));
+		}
+		if (!left)
+			for (int b = 0; b < 4 - sh; b++)
+				out[o + b] = (uchar)(q[j * NW] >> (8 * b));
+	}
+#endif
+}
+
+// d3_item2 and d3_item4: the NR (2 or 4) output rows from y0 of samples g .. g + 7. The
+// interior items read whole words straight from the input rows, or with UA (rows of any
+// alignment) through d3_load, and then give their rows' words to d3_put (qo: NR rows of 2
+// words). EDGE (the edge items): the input rows border-mapped, through d3_words, or with UA
+// (convolve_3x3_edge_cN's, any alignment) d3_words_any; the rows past the image's end and
+// the samples past a row's end are not stored; with UA the rest as words where they are whole
+// aligned words, else byte by byte. (Where the aligned kernels' edge items took d3_words_any
+// and its stores too, box 3x3 on 8K images took 14% (RGB) and 21% (grey) more time on an
+// H100: they need 80-86 registers, not 56-71, twenty-sixth session.) One body for
+// both (D3_ITEM): their private arrays are of a constant size, that of the rows they hold
+// (see D3_ROWS for why).
 #define D3_ITEM(NR)                                                                              \
 	static inline void d3_item##NR(const int CH, __global const uchar *in,                   \
 				       __global uchar *out, int W, int H, const int *w,          \
 				       int border, int off, uint M, int s, int g, int y0,        \
-				       const bool EDGE)                                          \
+				       const bool EDGE, const bool UA, uint *qo)                 \
 	{                                                                                        \
 		const int ns = W * CH;                                                           \
 		/* the pixels that the taps read left of the row and right of it */              \
@@ -595,13 +754,20 @@ static inline int16 d3_words(const int CH, __global const uchar *in, int W, int 
 		int8 acc[NR], centre[NR]; /* centre: the output rows' own samples (alpha) */     \
 		_Pragma("unroll") for (int j = 0; j < NR; j++) acc[j] = 0;                       \
 		_Pragma("unroll") for (int r = 0; r < NR + 2; r++) { /* input row y0 - 1 + r */  \
+			const int sy = y0 - 1 + r;                                               \
 			int16 b;                                                                 \
-			if (EDGE) {                                                              \
-				b = d3_words(CH, in, W, border_map(y0 - 1 + r, H, border), g,    \
-					     mxl, mxr);                                          \
+			if (EDGE && UA) {                                                        \
+				b = d3_words_any(CH, in, W, H, border_map(sy, H, border), g,     \
+						 mxl, mxr);                                      \
+			} else if (EDGE) {                                                       \
+				b = d3_words(CH, in, W, border_map(sy, H, border), g, mxl, mxr); \
+			} else if (UA) {                                                         \
+				uint v[4];                                                       \
+				d3_load(in, (size_t)sy * ns + g - 4, v, 4);                      \
+				b = convert_int16(as_uchar16((uint4)(v[0], v[1], v[2], v[3])));  \
 			} else {                                                                 \
 				__global const uint *p = (__global const uint *)(                \
-					in + (size_t)(y0 - 1 + r) * ns + g);                     \
+					in + (size_t)sy * ns + g);                               \
 				b = convert_int16(as_uchar16((uint4)(p[-1], p[0], p[1], p[2]))); \
 			}                                                                        \
 			const int8 L = d3_tap(b, 4 - CH), C = d3_tap(b, 4), R = d3_tap(b, 4 + CH); \
@@ -624,10 +790,20 @@ static inline int16 d3_words(const int CH, __global const uchar *in, int W, int 
 			uchar8 q = finish32(acc[j], off, M, s);                                  \
 			if (HAS_ALPHA(CH))                                                       \
 				q = select(q, convert_uchar8(centre[j]), alpha);                 \
-			__global uint *o = (__global uint *)(out + (size_t)(y0 + j) * ns + g);   \
-			o[0] = as_uint2(q).x;                                                    \
-			if (!EDGE || g + 4 < ns)                                                 \
-				o[1] = as_uint2(q).y;                                            \
+			const size_t ob = (size_t)(y0 + j) * ns + g;                             \
+			if (EDGE && UA && (ob & 3 || g + 8 > ns)) {                              \
+				const uchar qb[8] = { q.s0, q.s1, q.s2, q.s3,                    \
+						      q.s4, q.s5, q.s6, q.s7 };                  \
+				for (int i = 0; i < 8 && g + i < ns; i++)                        \
+					out[ob + i] = qb[i];                                     \
+			} else if (UA && !EDGE) {                                                \
+				d3_put(out, ob, qo, 2 * j, as_uint2(q));                         \
+			} else {                                                                 \
+				__global uint *o = (__global uint *)(out + ob);                  \
+				o[0] = as_uint2(q).x;                                            \
+				if (!EDGE || UA || g + 4 < ns)                                   \
+					o[1] = as_uint2(q).y;                                    \
+			}                                                                        \
 		}                                                                                \
 	}
 D3_ITEM(2)
@@ -709,11 +885,14 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 
 // d3p_item8 and d3p_item16, d3p_item8_norm and d3p_item16_norm (NORM), and the same four
 // with _sep (SEP: k is kx[3] then ky[3], not the 9 weights): the interior item of NS samples
-// (one body, D3P_ITEM: private arrays of a constant size, as for D3_ITEM).
+// (one body, D3P_ITEM: private arrays of a constant size, as for D3_ITEM). With UA the input
+// rows come through d3_load, and the output rows' words go to d3_put (qo: D3P_ROWS rows of
+// NS / 4).
 #define D3P_ITEM(NS, NORM, SEP, SUFFIX)                                                          \
 	static inline void d3p_item##NS##SUFFIX(const int CH, __global const uchar *in,          \
 					__global uchar *out, int W, const int *k, uint Z,        \
-					int off, uint pm, int ps, int g, int y0)                 \
+					int off, uint pm, int ps, int g, int y0, const bool UA,  \
+					uint *qo)                                                \
 	{                                                                                        \
 		const int ns = W * CH;                                                           \
 		uint acc[D3P_ROWS][NS / 2];                                                      \
@@ -722,10 +901,14 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 			_Pragma("unroll") for (int a = 0; a < NS / 2; a++)                       \
 				acc[j][a] = (NORM ? (uint)off : Z) * 0x00010001u;                \
 		_Pragma("unroll") for (int r = 0; r < D3P_ROWS + 2; r++) { /* row y0 - 1 + r */  \
-			__global const uint *p = (__global const uint *)(                        \
-				in + (size_t)(y0 - 1 + r) * ns + g);                             \
+			const size_t rb = (size_t)(y0 - 1 + r) * ns; /* the row's first byte */  \
+			__global const uint *p = (__global const uint *)(in + rb + g);           \
 			uint v[NS / 4 + 2];                                                      \
-			_Pragma("unroll") for (int i = 0; i < NS / 4 + 2; i++) v[i] = p[i - 1];  \
+			if (UA)                                                                  \
+				d3_load(in, rb + g - 4, v, NS / 4 + 2);                          \
+			else                                                                     \
+				_Pragma("unroll") for (int i = 0; i < NS / 4 + 2; i++)           \
+					v[i] = p[i - 1];                                         \
 			/* x[t][a]: the samples tap t (left, centre, right) reads for word a */  \
 			uint x[3][NS / 2];                                                       \
 			_Pragma("unroll") for (int t = 0; t < 3; t++)                            \
@@ -758,8 +941,13 @@ static inline uchar8 finish_packed(int8 t, uint pm, int ps)
 						: finish_packed(u + (off - (int)Z), pm, ps);     \
 				if (HAS_ALPHA(CH))                                               \
 					q = select(q, convert_uchar8(centre[j][h]), alpha);      \
-				o[2 * h] = as_uint2(q).x;                                        \
-				o[2 * h + 1] = as_uint2(q).y;                                    \
+				if (UA) {                                                        \
+					d3_put(out, (size_t)(y0 + j) * ns + g + 8 * h, qo,       \
+					       j * NS / 4 + 2 * h, as_uint2(q));                 \
+				} else {                                                         \
+					o[2 * h] = as_uint2(q).x;                                \
+					o[2 * h + 1] = as_uint2(q).y;                            \
+				}                                                                \
 			}                                                                        \
 		}                                                                                \
 	}
@@ -777,45 +965,91 @@ D3P_ITEM(16, true, true, _norm_sep)
 // and s for finish32) or convolve_3x3_packed (PACKED: D3P_SAMPLES(CH) samples of D3P_ROWS
 // rows; its interior items also take Z, pm and ps) or convolve_3x3_packed_norm (PACKED and
 // NORM: the interior items take pm, not Z or ps), each of the packed two with SEP (the
-// interior items take kxy, kx[3] then ky[3], instead of w; the edge items take w).
+// interior items take kxy, kx[3] then ky[3], instead of w; the edge items take w). The
+// interior items are those whose samples g and rows y0 lie in gA .. gB - 1 and yA .. yB - 1
+// (the host keeps them NS and NR apart from the image's sides, with NR + 2 input rows and
+// the words of samples g - 4 .. g + NS + 3 inside the image, and, with UA, one more word on
+// the right for d3_load). UA: the _unaligned forms, whose interior items store through
+// d3_store_rows (heads: its local memory). Where D3_OWN_EDGES(UA) is false the edge items
+// are left to convolve_3x3_edge_cN.
+#ifdef CLIMG_CPU_KERNELS
+#define D3_OWN_EDGES(UA) false
+#else
+#define D3_OWN_EDGES(UA) (!(UA))
+#endif
 static inline __attribute__((always_inline)) void
 d3(const int CH, __global const uchar *in, __global uchar *out, int W, int H, const int *w,
    int border, int off, uint M, int s, const bool PACKED, const bool NORM, uint Z, uint pm,
-   int ps, const bool SEP, const int *kxy)
+   int ps, const bool SEP, const int *kxy, int gA, int gB, int yA, int yB, const bool UA,
+   __local uint *heads)
 {
 	const int NS = PACKED ? D3P_SAMPLES(CH) : D3_SAMPLES;
 	const int NR = PACKED ? D3P_ROWS : D3_ROWS(CH);
 	const int ns = W * CH, g = NS * get_global_id(0), y0 = NR * get_global_id(1);
-	if (g >= ns || y0 >= H)
-		return;
-	if (y0 >= 1 && y0 + NR < H && g >= 4 && g + NS + 4 <= ns) {
+	const bool inner = g >= gA && g < gB && y0 >= yA && y0 < yB;
+	uint q[D3P_ROWS * D3P_SAMPLES(3) / 4]; // UA: the rows' words, NS / 4 a row
+	if (inner) {
 		if (PACKED && NORM && SEP && NS == 16)
-			d3p_item16_norm_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+			d3p_item16_norm_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED && NORM && SEP)
-			d3p_item8_norm_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+			d3p_item8_norm_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED && SEP && NS == 16)
-			d3p_item16_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+			d3p_item16_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED && SEP)
-			d3p_item8_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0);
+			d3p_item8_sep(CH, in, out, W, kxy, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED && NORM && NS == 16)
-			d3p_item16_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0);
+			d3p_item16_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED && NORM)
-			d3p_item8_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0);
+			d3p_item8_norm(CH, in, out, W, w, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED && NS == 16)
-			d3p_item16(CH, in, out, W, w, Z, off, pm, ps, g, y0);
+			d3p_item16(CH, in, out, W, w, Z, off, pm, ps, g, y0, UA, q);
 		else if (PACKED)
-			d3p_item8(CH, in, out, W, w, Z, off, pm, ps, g, y0);
+			d3p_item8(CH, in, out, W, w, Z, off, pm, ps, g, y0, UA, q);
 		else if (NR == 4)
-			d3_item4(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
+			d3_item4(CH, in, out, W, H, w, border, off, M, s, g, y0, false, UA, q);
 		else
-			d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0, false);
-		return;
+			d3_item2(CH, in, out, W, H, w, border, off, M, s, g, y0, false, UA, q);
+	} else if (D3_OWN_EDGES(UA) && g < ns && y0 < H) {
+		// the edge items: 8 samples of 2 rows at a time (with these loops unrolled the
+		// packed kernel took up to 17% more time on an H200: docs/BENCHMARKS.md, fifteenth
+		// session)
+		for (int gs = g; gs < g + NS && gs < ns; gs += D3_SAMPLES)
+			for (int ys = y0; ys < y0 + NR && ys < H; ys += 2)
+				d3_item2(CH, in, out, W, H, w, border, off, M, s, gs, ys, true, false, q);
 	}
-	// the edge items: 8 samples of 2 rows at a time (with these loops unrolled the packed
-	// kernel took up to 17% more time on an H200: docs/BENCHMARKS.md, fifteenth session)
-	for (int gs = g; gs < g + NS && gs < ns; gs += D3_SAMPLES)
-		for (int ys = y0; ys < y0 + NR && ys < H; ys += 2)
-			d3_item2(CH, in, out, W, H, w, border, off, M, s, gs, ys, true);
+	if (UA) // every item of the work-group: a barrier
+		d3_store_rows(out, ns, g, y0, NR, NS / 4, q, inner, gA, gB, heads);
+}
+
+// convolve_3x3_edge_cN: what the _unaligned 3 x 3 kernels and the CPU family's leave out of
+// the image, the frame around the interior items' samples gA .. gB - 1 and rows yA .. yB - 1
+// (multiples of 8 and 2, as the kernels' NS and NR are; gA = gB = yA = yB = 0 where there is
+// no interior): in units of 8 samples and 2 rows (d3_item2 with EDGE and UA), the rows above
+// yA (yA / 2 rows of units, UX = ceil(W * CH / 8) units each), those from yB on
+// (ceil((H - yB) / 2) rows of units), and the units left of gA and from gB on in the rows
+// between. Each work-item computes one unit; the rows and samples past the image's end are
+// not stored. Global: the number of units, rounded up to the local size
+// (src/stages/convolve.c, d3_interior).
+static inline __attribute__((always_inline)) void
+d3_edge(const int CH, __global const uchar *in, __global uchar *out, int W, int H, const int *w,
+	int border, int off, uint M, int s, int gA, int gB, int yA, int yB)
+{
+	const ulong UX = ((ulong)W * CH + 7) / 8, ntop = yA / 2 * UX;
+	const ulong nbottom = (H - yB + 1) / 2 * UX, nleft = gA / 8, nside = nleft + UX - gB / 8;
+	const ulong k = get_global_id(0);
+	ulong ux, y;
+	if (k < ntop) {
+		y = 2 * (k / UX), ux = k % UX;
+	} else if (k < ntop + nbottom) {
+		y = yB + 2 * ((k - ntop) / UX), ux = (k - ntop) % UX;
+	} else {
+		const ulong i = k - ntop - nbottom, c = i % nside;
+		if (i >= (yB - yA) / 2 * nside)
+			return;
+		y = yA + 2 * (i / nside), ux = c < nleft ? c : gB / 8 + c - nleft;
+	}
+	uint q[4]; // (not used: the edge items store their rows)
+	d3_item2(CH, in, out, W, H, w, border, off, M, s, 8 * (int)ux, (int)y, true, true, q);
 }
 
 // ---- CPU devices ------------------------------------------------------------------------
@@ -916,46 +1150,65 @@ CONVOLVE_CPU_KERNEL(4)
 // The kernels, one per channel count. convolve_3x3_packed_cN, convolve_3x3_packed_norm_cN
 // and their _sep forms only in the GPU family's programs (src/ocl.c): the CPU family keeps
 // convolve_3x3 (src/stages/convolve.c, run_3x3). The _sep forms take the 9 weights (for the
-// edge items) and kx, ky (for the interior items), whose products they are.
+// edge items) and kx, ky (for the interior items), whose products they are. All take the
+// interior's rectangle gA, gB, yA, yB. Each of these 3 x 3 kernels also as _unaligned (UA:
+// rows that need not start on a word) for 1 to 3 channels. convolve_3x3_edge_cN: the edge
+// items, where the 3 x 3 kernel leaves them (D3_OWN_EDGES).
+#define D3_ARGS                                                                                 \
+	__global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2,     \
+	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s
+#define D3_RECT int gA, int gB, int yA, int yB
+#define D3_W9 const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 }
+#define D3_KXY const int kxy[6] = { kx0, kx1, kx2, ky0, ky1, ky2 }
 #ifndef CLIMG_CPU_KERNELS
-#define CONVOLVE_3X3_PACKED(CH)                                                                 \
-	__kernel void convolve_3x3_packed_c##CH(                                                \
-	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
-	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
-	    uint Z, uint pm, int ps)                                                            \
+#define CONVOLVE_3X3_PACKED(CH, UA, SUF)                                                        \
+	__kernel void convolve_3x3_packed##SUF##_c##CH(D3_ARGS, uint Z, uint pm, int ps,        \
+						       D3_RECT)                                 \
 	{                                                                                       \
-		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps, false, w);  \
+		D3_W9;                                                                          \
+		__local uint heads[UA ? D3_HEADS : 1];                                          \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps, false, w,   \
+		   gA, gB, yA, yB, UA, heads);                                                  \
 	}                                                                                       \
-	__kernel void convolve_3x3_packed_norm_c##CH(                                           \
-	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
-	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
-	    uint pm)                                                                            \
+	__kernel void convolve_3x3_packed_norm##SUF##_c##CH(D3_ARGS, uint pm, D3_RECT)          \
 	{                                                                                       \
-		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0, false, w);    \
+		D3_W9;                                                                          \
+		__local uint heads[UA ? D3_HEADS : 1];                                          \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0, false, w, gA, \
+		   gB, yA, yB, UA, heads);                                                      \
 	}                                                                                       \
-	__kernel void convolve_3x3_packed_sep_c##CH(                                            \
-	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
-	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
-	    uint Z, uint pm, int ps, int kx0, int kx1, int kx2, int ky0, int ky1, int ky2)      \
+	__kernel void convolve_3x3_packed_sep##SUF##_c##CH(D3_ARGS, uint Z, uint pm, int ps,    \
+							   int kx0, int kx1, int kx2, int ky0,  \
+							   int ky1, int ky2, D3_RECT)           \
 	{                                                                                       \
-		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		const int kxy[6] = { kx0, kx1, kx2, ky0, ky1, ky2 };                            \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps, true, kxy); \
+		D3_W9;                                                                          \
+		D3_KXY;                                                                         \
+		__local uint heads[UA ? D3_HEADS : 1];                                          \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, false, Z, pm, ps, true, kxy,  \
+		   gA, gB, yA, yB, UA, heads);                                                  \
 	}                                                                                       \
-	__kernel void convolve_3x3_packed_norm_sep_c##CH(                                       \
-	    __global const uchar *in, __global uchar *out, int W, int H, int k0, int k1, int k2, \
-	    int k3, int k4, int k5, int k6, int k7, int k8, int border, int off, uint M, int s, \
-	    uint pm, int kx0, int kx1, int kx2, int ky0, int ky1, int ky2)                      \
+	__kernel void convolve_3x3_packed_norm_sep##SUF##_c##CH(D3_ARGS, uint pm, int kx0,      \
+								int kx1, int kx2, int ky0,      \
+								int ky1, int ky2, D3_RECT)      \
 	{                                                                                       \
-		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		const int kxy[6] = { kx0, kx1, kx2, ky0, ky1, ky2 };                            \
-		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0, true, kxy);   \
+		D3_W9;                                                                          \
+		D3_KXY;                                                                         \
+		__local uint heads[UA ? D3_HEADS : 1];                                          \
+		d3(CH, in, out, W, H, w, border, off, M, s, true, true, 0, pm, 0, true, kxy,    \
+		   gA, gB, yA, yB, UA, heads);                                                  \
 	}
 #else
-#define CONVOLVE_3X3_PACKED(CH)
+#define CONVOLVE_3X3_PACKED(CH, UA, SUF)
 #endif
+#define CONVOLVE_3X3(CH, UA, SUF)                                                               \
+	__kernel void convolve_3x3##SUF##_c##CH(D3_ARGS, D3_RECT)                               \
+	{                                                                                       \
+		D3_W9;                                                                          \
+		__local uint heads[UA ? D3_HEADS : 1];                                          \
+		d3(CH, in, out, W, H, w, border, off, M, s, false, false, 0, 0, 0, false, w,    \
+		   gA, gB, yA, yB, UA, heads);                                                  \
+	}                                                                                       \
+	CONVOLVE_3X3_PACKED(CH, UA, SUF)
 #define CONVOLVE_KERNELS(CH)                                                                    \
 	__kernel void convolve_sep_strip_c##CH(                                                 \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
@@ -985,15 +1238,12 @@ CONVOLVE_CPU_KERNEL(4)
 	{                                                                                       \
 		sep_v(CH, in, mid, out, W, H, w, r, y0, rows, off, D, M, S);                    \
 	}                                                                                       \
-	__kernel void convolve_3x3_c##CH(__global const uchar *in, __global uchar *out, int W,  \
-					 int H, int k0, int k1, int k2, int k3, int k4, int k5, \
-					 int k6, int k7, int k8, int border, int off, uint M,   \
-					 int s)                                                 \
+	CONVOLVE_3X3(CH, false, )                                                               \
+	__kernel void convolve_3x3_edge_c##CH(D3_ARGS, D3_RECT)                                 \
 	{                                                                                       \
-		const int w[9] = { k0, k1, k2, k3, k4, k5, k6, k7, k8 };                        \
-		d3(CH, in, out, W, H, w, border, off, M, s, false, false, 0, 0, 0, false, w);   \
+		D3_W9;                                                                          \
+		d3_edge(CH, in, out, W, H, w, border, off, M, s, gA, gB, yA, yB);               \
 	}                                                                                       \
-	CONVOLVE_3X3_PACKED(CH)                                                                 \
 	__kernel void convolve_2d_c##CH(__global const uchar *in, __global uchar *out, int W,   \
 					int H, __global const int *w, int r, int border,        \
 					long off, long D, long M, int S)                        \
@@ -1005,3 +1255,6 @@ CONVOLVE_KERNELS(1)
 CONVOLVE_KERNELS(2)
 CONVOLVE_KERNELS(3)
 CONVOLVE_KERNELS(4)
+CONVOLVE_3X3(1, true, _unaligned)
+CONVOLVE_3X3(2, true, _unaligned)
+CONVOLVE_3X3(3, true, _unaligned)

@@ -121,9 +121,11 @@ check "device sobel-x on a ramp: the documented values" test "$("$IMGTOOL" dump 
 # ---- OpenCL against the CPU path, byte for byte ---------------------------------------------
 # --verify compares after every stage, so each chain checks each of its kernels on its own
 # input. Every chain starts from noise. Each runs four ways: as climg chooses (3x3 kernels
-# on rows of whole words take convolve_3x3: 68x21 and 68x24 always, the other sizes with 4
-# channels; rows of 4 but not 8 bytes end in an item of 4 samples; 24 rows end in a whole
-# item of 4 rows, inside the image and next to its last row, 21 in an item of 1 row),
+# take convolve_3x3 and its frame kernel convolve_3x3_edge: on rows of whole words, 68x21
+# and 68x24 always and the other sizes with 4 channels, the aligned forms, else the
+# _unaligned ones, 13x7, 61x37 and 131x67 with 1 to 3 channels; rows of 4 but not 8 bytes
+# end in a frame unit of 4 samples; 24 rows end in a whole item of 4 rows, inside the image
+# and next to its last row, 21 in a unit of 1 row),
 # CLIMG_CONVOLVE_PATH=tile (the local-memory kernels: strips for separable kernels, tiles
 # for the others), =global (the paths without local memory) and =cpu (convolve_sep_cpu,
 # which CPU devices take for separable kernels of radius up to 32 and only CPU devices have;

@@ -1372,6 +1372,7 @@ static void convolve_run_cpu(const void *params, const struct img *in, struct im
 #define LOCAL_H 4
 #define D3_LOCAL_W 16
 #define D3_LOCAL_H 8
+#define D3_EDGE_LOCAL 64 // convolve_3x3_edge_cN's work-group: 64 units
 
 // __local bytes of a tile of the 2-D kernel, TW x TH output pixels: the input tile with its
 // halo, then the weights.
@@ -1563,15 +1564,15 @@ done:
 	return rc;
 }
 
-// Whether convolve_3x3_cN takes the image: a 3 x 3 kernel, rows that start on a word, no
+// Whether convolve_3x3_cN (or its _unaligned form) takes the image: a 3 x 3 kernel, no
 // CLIMG_CONVOLVE_PATH test hook, and the kernel's 32-bit arithmetic exact: the 2-D sum
 // with the offset, 255 sum|k| + |off| <= 2^31 - 1 (for a separable kernel k = ky kx, so
 // sum|k| = sum|ky| sum|kx|), and a D that finish32 divides by (s32 >= 0).
-static bool words_3x3(const struct convolve_params *p, int W, int ch)
+static bool words_3x3(const struct convolve_params *p)
 {
 	const char *force = getenv("CLIMG_CONVOLVE_PATH");
 	int64_t sum;
-	if (p->n != 3 || ((int64_t)W * ch) % 4 || (force && *force) || p->s32 < 0)
+	if (p->n != 3 || (force && *force) || p->s32 < 0)
 		return false;
 	// no overflow: bounds_ok holds, so 255 sum|kx| and 255 sum|ky| are below 2^31, and
 	// |off| <= |B| + D / 2 is below 2^62
@@ -1579,32 +1580,70 @@ static bool words_3x3(const struct convolve_params *p, int W, int ch)
 	return 255 * sum <= INT32_BOUND - llabs(p->off);
 }
 
+// The interior of a 3 x 3 kernel's items (NS samples of NR rows each, at samples g = NS i
+// and rows y0 = NR j): the samples gA .. gB - 1 and rows yA .. yB - 1 of the items whose
+// input rows (y0 - 1 .. y0 + NR) and words (samples g - 4 .. g + NS + 3, and with unaligned
+// rows one word more, which d3_load may read) lie inside the image; all four 0 where there
+// is none. The kernels' edge items compute the rest, or, for the _unaligned kernels and the
+// CPU family's, convolve_3x3_edge_cN, in units of 8 samples and 2 rows: the number of those
+// units, for its range, in *units.
+struct d3_rect {
+	int ga, gb, ya, yb;
+};
+
+static struct d3_rect d3_interior(int64_t ns, int h, int nsamples, int nrows, bool unaligned,
+                                  size_t *units)
+{
+	const int64_t right = nsamples + (unaligned ? 8 : 4); // g + right <= ns
+	struct d3_rect r = {0, 0, 0, 0};
+	const int64_t ux = (ns + 7) / 8;
+	if (ns >= nsamples + right && h > 2 * nrows) {
+		// g >= 4: from the second item on; y0 >= 1 and y0 + nrows < h
+		r.ga = nsamples;
+		r.gb = (int)(((ns - right) / nsamples + 1) * nsamples);
+		r.ya = nrows;
+		r.yb = (int)(((h - nrows - 1) / nrows + 1) * nrows);
+	}
+	*units = (size_t)((r.ya / 2 + (h - r.yb + 1) / 2) * ux +
+	                  (r.yb - r.ya) / 2 * (r.ga / 8 + ux - r.gb / 8));
+	return r;
+}
+
 // Any 3 x 3 kernel through convolve_3x3_cN (kernels/convolve.cl): D3_SAMPLES samples of
 // D3_ROWS(ch) rows a work-item; with the GPU kernels (ocl_cpu_kernels false), where its
 // integers exist (packed_setup), through convolve_3x3_packed_cN, or convolve_3x3_packed_norm_cN
 // where pn is set: D3P_SAMPLES(ch) samples of D3P_ROWS rows; those two as their _sep forms
-// where the kernel is separable, which also take kx and ky. (On PoCL, 2 cores, the packed
-// kernel took up to 1.7 times as long for box and sobel-x 3x3 on 8K RGB: docs/BENCHMARKS.md,
-// fifteenth session.)
+// where the kernel is separable, which also take kx and ky. Each as its _unaligned form
+// where rows do not start on a word (W * ch not a multiple of 4). Those and the CPU family
+// leave the edge items to convolve_3x3_edge_cN (D3_OWN_EDGES in kernels/convolve.cl says
+// why). (On PoCL, 2 cores, the packed kernel took up to 1.7 times as long for box and
+// sobel-x 3x3 on 8K RGB: docs/BENCHMARKS.md, fifteenth session.)
 static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
                    const struct ocl_limits *lim)
 {
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	const bool packed = p->ps >= 0 && !ocl_cpu_kernels(c->ocl), norm = packed && p->pn;
-	const bool sep = packed && p->separable;
+	const bool sep = packed && p->separable, unaligned = ((int64_t)W * ch) % 4 != 0;
+	const bool own_edges = !unaligned && !ocl_cpu_kernels(c->ocl); // D3_OWN_EDGES
+	const int nsamples = packed ? D3P_SAMPLES(ch) : D3_SAMPLES;
+	const int nrows = packed ? D3P_ROWS : D3_ROWS(ch);
+	size_t units;
+	const struct d3_rect r = d3_interior((int64_t)W * ch, H, nsamples, nrows, unaligned, &units);
 	int32_t k[9];
 	char kernel[48];
 	size_t wg, lx, ly;
 	int n = 0;
 	// the weights go as arguments: no buffer to create and free for each run. At most: the
 	// buffers and size (4), the 9 weights, border, off, m32, s32 (4), the packed kernel's 3,
-	// kx and ky (6), the end
-	struct ocl_arg args[4 + 9 + 4 + 3 + 6 + 1];
+	// kx and ky (6), the interior (4), the end
+	struct ocl_arg args[4 + 9 + 4 + 3 + 6 + 4 + 1];
 	weights_3x3(p, k);
-	snprintf(kernel, sizeof kernel, "convolve_3x3%s%s_c%d",
-	         norm ? "_packed_norm" : packed ? "_packed" : "", sep ? "_sep" : "", ch);
+	snprintf(kernel, sizeof kernel, "convolve_3x3%s%s%s_c%d",
+	         norm ? "_packed_norm" : packed ? "_packed" : "", sep ? "_sep" : "",
+	         unaligned ? "_unaligned" : "", ch);
 	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
 		return -1;
+	// at most D3_LOCAL_W x D3_LOCAL_H items: the _unaligned kernels' local memory (D3_LOCAL)
 	ocl_local_shrink(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
 	args[n++] = OCL_BUF(c->in);
 	args[n++] = OCL_BUF(c->out);
@@ -1625,10 +1664,29 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	}
 	for (int i = 0; sep && i < 6; i++) // kx, then ky
 		args[n++] = OCL_INT(p->w[i]);
+	args[n++] = OCL_INT(r.ga);
+	args[n++] = OCL_INT(r.gb);
+	args[n++] = OCL_INT(r.ya);
+	args[n++] = OCL_INT(r.yb);
 	args[n] = OCL_END;
-	return ocl_run(c->ocl, "convolve", kernel,
-	               up_div((size_t)W * ch, packed ? D3P_SAMPLES(ch) : D3_SAMPLES),
-	               up_div((size_t)H, packed ? D3P_ROWS : D3_ROWS(ch)), lx, ly, args);
+	if (own_edges)
+		return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, nsamples),
+		               up_div((size_t)H, nrows), lx, ly, args);
+	if (r.gb > r.ga && ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, nsamples),
+	                           up_div((size_t)H, nrows), lx, ly, args) < 0)
+		return -1;
+	// the edge items: the same first 17 arguments, then the interior
+	n = 17;
+	args[n++] = OCL_INT(r.ga);
+	args[n++] = OCL_INT(r.gb);
+	args[n++] = OCL_INT(r.ya);
+	args[n++] = OCL_INT(r.yb);
+	args[n] = OCL_END;
+	snprintf(kernel, sizeof kernel, "convolve_3x3_edge_c%d", ch);
+	if (ocl_kernel_wg_max(c->ocl, "convolve", kernel, &wg) < 0)
+		return -1;
+	ocl_local_shrink(lim, wg, D3_EDGE_LOCAL, 1, &lx, &ly);
+	return ocl_run(c->ocl, "convolve", kernel, units, 1, lx, ly, args);
 }
 
 // Whether convolve_sep_cpu_cN takes the image: a separable kernel of radius at most
@@ -1674,7 +1732,7 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	char kernel[32];
 	int tw, th, rc = -1;
 
-	if (words_3x3(p, W, ch))
+	if (words_3x3(p))
 		return run_3x3(p, c, &lim);
 	wbuf = ocl_buf_const(c->ocl, p->w, nw * sizeof *p->w);
 	if (!wbuf)
