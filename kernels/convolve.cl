@@ -536,9 +536,9 @@ static inline uchar8 finish32(int8 acc, int off, uint M, int s)
 // convolve_3x3_edge_cN (d3_edge; D3_OWN_EDGES). Built once a channel count instead of into
 // each _unaligned kernel, it kept the convolve program's first build on an H100 at 16 s
 // instead of 24 s, and its load from the binary cache at 22 ms instead of 46 ms; on PoCL
-// (2 cores) box 3x3 on 8K images took 25-35% less time with it (twenty-sixth session). On
-// the H100 the aligned kernels keep theirs, as a second kernel took 0.005 ms more for 8K
-// grey.
+// (2 cores) box and sobel-x 3x3 on 8K images took up to a third less time with it
+// (docs/BENCHMARKS.md, twenty-sixth session). On the H100 the aligned kernels keep theirs,
+// as a second kernel took 0.005 ms more for 8K grey.
 // D3_ROWS(CH): the rows an item computes. With 2 to 4 channels 4 rows (6 input rows for 4
 // output rows, against 4 for 2) took 5-17% less time than 2 for box and sobel-x 3x3 on 8K
 // images on an H200, 2-17% on an H100 and 6-10% on PoCL (RGB, 2 cores), but 1-4% more
