@@ -1669,14 +1669,16 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	args[n++] = OCL_INT(r.ya);
 	args[n++] = OCL_INT(r.yb);
 	args[n] = OCL_END;
-	if (own_edges)
-		return ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, nsamples),
-		               up_div((size_t)H, nrows), lx, ly, args);
-	if (r.gb > r.ga && ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, nsamples),
-	                           up_div((size_t)H, nrows), lx, ly, args) < 0)
+	// (without own edge items and without an interior, nothing for this kernel to do)
+	if ((own_edges || r.gb > r.ga) &&
+	    ocl_run(c->ocl, "convolve", kernel, up_div((size_t)W * ch, nsamples),
+	            up_div((size_t)H, nrows), lx, ly, args) < 0)
 		return -1;
-	// the edge items: the same first 17 arguments, then the interior
-	n = 17;
+	if (own_edges)
+		return 0;
+	// the edge items: the same buffers, size, 9 weights, border, off, m32 and s32, then the
+	// interior
+	n = 4 + 9 + 4;
 	args[n++] = OCL_INT(r.ga);
 	args[n++] = OCL_INT(r.gb);
 	args[n++] = OCL_INT(r.ya);
