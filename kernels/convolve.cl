@@ -43,6 +43,7 @@
 //   convolve_3x3*_unaligned_cN  each of those five for rows that do not start on a word
 //                         (1 to 3 channels): the words shifted into place (d3_load,
 //                         d3_store_rows)
+#include "words.clh"
 
 #define BORDER_REPLICATE 0
 #define BORDER_REFLECT 1
@@ -612,7 +613,7 @@ static inline void d3_load(__global const uchar *in, size_t b, uint *v, const in
 #pragma unroll
 	for (int i = 0; i < NW; i++) {
 		const uint hi = sh || i + 1 < NW ? p[i + 1] : 0;
-		v[i] = sh ? lo >> sh | hi << (32 - sh) : lo;
+		v[i] = word_at(lo, hi, sh);
 		lo = hi;
 	}
 #endif
@@ -715,10 +716,10 @@ static inline void d3_store_rows(__global uchar *out, int ns, int g, int y0, con
 		const int hs = 8 * (4 - sh);
 #pragma unroll
 		for (int i = 0; i + 1 < NW; i++)
-			p[i] = q[j * NW + i] >> hs | q[j * NW + i + 1] << (32 - hs);
+			p[i] = word_at(q[j * NW + i], q[j * NW + i + 1], hs);
 		const uint last = q[j * NW + NW - 1];
 		if (right) {
-			p[NW - 1] = last >> hs | heads[(l + 1) * NR + j] << (32 - hs);
+			p[NW - 1] = word_at(last, heads[(l + 1) * NR + j], hs);
 		} else {
 			for (int b = 4 - sh; b < 4; b++)
 				out[o + NS - 4 + b] = (uchar)(last >> (8 * b));

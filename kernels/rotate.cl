@@ -7,6 +7,7 @@
 // remaps' _cN kernels need the sides to be multiples of 4 and an image of N channels (the
 // _unaligned_cN ones take any size).
 // The _cpu kernels (any size) are for CPU devices (see kernels/cpu.clh).
+#include "words.clh"
 #include "cpu.clh"
 #include "remap.clh"
 
@@ -99,7 +100,7 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 		} else {                                                                \
 			__global const uint *w = in + (s >> 2);                         \
 			_Pragma("unroll") for (int m = 0; m < CH; m++)                   \
-				iw[m] = sh ? w[m] >> sh | w[m + 1] << (32 - sh) : w[m];  \
+				iw[m] = word_at(w[m], w[m + 1], sh);                    \
 		}                                                                       \
 		rotate_180_reverse4(CH, iw, ow);                                        \
 		_Pragma("unroll") for (int m = 0; m < CH; m++)                           \
