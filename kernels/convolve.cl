@@ -43,6 +43,7 @@
 //   convolve_3x3*_unaligned_cN  each of those five for rows that do not start on a word
 //                         (1 to 3 channels): the words shifted into place (d3_load,
 //                         d3_store_rows)
+#include "channels.clh"
 #include "words.clh"
 
 #define BORDER_REPLICATE 0
@@ -1142,10 +1143,10 @@ static inline void sep_cpu(const int CH, __global const uchar *in, __global ucha
 	{                                                                                       \
 		sep_cpu(CH, in, out, W, H, w, r, border, off, D, M, S, sym);                    \
 	}
-CONVOLVE_CPU_KERNEL(1)
-CONVOLVE_CPU_KERNEL(2)
-CONVOLVE_CPU_KERNEL(3)
-CONVOLVE_CPU_KERNEL(4)
+IF_C1(CONVOLVE_CPU_KERNEL(1))
+IF_C2(CONVOLVE_CPU_KERNEL(2))
+IF_C3(CONVOLVE_CPU_KERNEL(3))
+IF_C4(CONVOLVE_CPU_KERNEL(4))
 #endif
 
 // The kernels, one per channel count. convolve_3x3_packed_cN, convolve_3x3_packed_norm_cN
@@ -1252,10 +1253,10 @@ CONVOLVE_CPU_KERNEL(4)
 		d2(CH, in, out, W, H, w, r, border, off, D, M, S);                              \
 	}
 
-CONVOLVE_KERNELS(1)
-CONVOLVE_KERNELS(2)
-CONVOLVE_KERNELS(3)
-CONVOLVE_KERNELS(4)
-CONVOLVE_3X3(1, true, _unaligned)
-CONVOLVE_3X3(2, true, _unaligned)
-CONVOLVE_3X3(3, true, _unaligned)
+IF_C1(CONVOLVE_KERNELS(1))
+IF_C2(CONVOLVE_KERNELS(2))
+IF_C3(CONVOLVE_KERNELS(3))
+IF_C4(CONVOLVE_KERNELS(4))
+IF_C1(CONVOLVE_3X3(1, true, _unaligned))
+IF_C2(CONVOLVE_3X3(2, true, _unaligned))
+IF_C3(CONVOLVE_3X3(3, true, _unaligned))

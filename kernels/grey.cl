@@ -4,6 +4,7 @@
 // The image is treated as a flat array of npx pixels (rows are unpadded). In grey_c3 and
 // grey_c4 each work-item converts 16 pixels with whole 16-byte loads and stores, the last
 // one what is left; grey_cpu_c3 and grey_cpu_c4 (below) are for CPU devices.
+#include "channels.clh"
 
 uchar grey_luma(uint r, uint g, uint b, int wr, int wg, int wb)
 {
@@ -11,6 +12,7 @@ uchar grey_luma(uint r, uint g, uint b, int wr, int wg, int wb)
 }
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
+#if CLIMG_HAS_CH(3)
 // RGB (3 channels) to grey. Global size: ceil(npx / 16).
 __kernel void grey_c3(__global const uchar *in, __global uchar *out, uint npx, int wr, int wg,
 		      int wb)
@@ -31,7 +33,9 @@ __kernel void grey_c3(__global const uchar *in, __global uchar *out, uint npx, i
 			out[p] = grey_luma(in[3 * p], in[3 * p + 1], in[3 * p + 2], wr, wg, wb);
 	}
 }
+#endif
 
+#if CLIMG_HAS_CH(4)
 // RGBA (4 channels) to grey+alpha. Global size: ceil(npx / 16).
 __kernel void grey_c4(__global const uchar *in, __global uchar *out, uint npx, int wr, int wg,
 		      int wb)
@@ -58,6 +62,7 @@ __kernel void grey_c4(__global const uchar *in, __global uchar *out, uint npx, i
 		}
 	}
 }
+#endif
 #else // the CPU family
 
 // For CPU devices: work-item g converts pixels [g P, g P + P) (P = GREY_CPU_PX), 16 at a
@@ -74,6 +79,7 @@ uint16 grey_luma16(uint16 r, uint16 g, uint16 b, int wr, int wg, int wb)
 		  : (r + g + b + 1u) / 3u;
 }
 
+#if CLIMG_HAS_CH(3)
 // RGB to grey.
 __kernel void grey_cpu_c3(__global const uchar *in, __global uchar *out, uint npx, int wr,
 			  int wg, int wb)
@@ -99,7 +105,9 @@ __kernel void grey_cpu_c3(__global const uchar *in, __global uchar *out, uint np
 	for (; p < p1; p++)
 		out[p] = grey_luma(in[3 * p], in[3 * p + 1], in[3 * p + 2], wr, wg, wb);
 }
+#endif
 
+#if CLIMG_HAS_CH(4)
 // RGBA to grey+alpha.
 __kernel void grey_cpu_c4(__global const uchar *in, __global uchar *out, uint npx, int wr,
 			  int wg, int wb)
@@ -121,4 +129,5 @@ __kernel void grey_cpu_c4(__global const uchar *in, __global uchar *out, uint np
 		out[2 * p + 1] = in[4 * p + 3];
 	}
 }
+#endif
 #endif

@@ -23,6 +23,7 @@
 // R, G and B are close (grey and greyish pictures stored as RGB) the channels' atomics
 // collided there: on an H100 the stride takes 5 to 16% less time on such 8K images and
 // about the same (0 to 2% less) on colour ones (docs/BENCHMARKS.md, twentieth session).
+#include "channels.clh"
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 #define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
@@ -112,10 +113,10 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 		hist_count(in, (ulong)w * (ulong)h * CH, CH, copy, sub);                   \
 	}
 
-HISTOGRAM_KERNEL(1)
-HISTOGRAM_KERNEL(2)
-HISTOGRAM_KERNEL(3)
-HISTOGRAM_KERNEL(4)
+IF_C1(HISTOGRAM_KERNEL(1))
+IF_C2(HISTOGRAM_KERNEL(2))
+IF_C3(HISTOGRAM_KERNEL(3))
+IF_C4(HISTOGRAM_KERNEL(4))
 
 #else // ---- the CPU family: CPU devices ----------------------------------------------------
 // histogram_cpu_1 .. histogram_cpu_4: work-item g counts bytes [g S, g S + S) of the image
@@ -153,8 +154,8 @@ HISTOGRAM_KERNEL(4)
 		}                                                                        \
 	}
 
-HISTOGRAM_CPU_KERNEL(1)
-HISTOGRAM_CPU_KERNEL(2)
-HISTOGRAM_CPU_KERNEL(3)
-HISTOGRAM_CPU_KERNEL(4)
+IF_C1(HISTOGRAM_CPU_KERNEL(1))
+IF_C2(HISTOGRAM_CPU_KERNEL(2))
+IF_C3(HISTOGRAM_CPU_KERNEL(3))
+IF_C4(HISTOGRAM_CPU_KERNEL(4))
 #endif

@@ -7,6 +7,7 @@
 // remaps' _cN kernels need the sides to be multiples of 4 and an image of N channels (the
 // _unaligned_cN ones take any size).
 // The _cpu kernels (any size) are for CPU devices (see kernels/cpu.clh).
+#include "channels.clh"
 #include "words.clh"
 #include "cpu.clh"
 #include "remap.clh"
@@ -57,8 +58,9 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 			d[m] = ow[m];                                                   \
 	}                                                                               \
 }
-ROTATE_180_WORDS(rotate_180_c1, 1)
+IF_C1(ROTATE_180_WORDS(rotate_180_c1, 1))
 
+#if CLIMG_HAS_CH(1)
 // One channel and W a multiple of 16: each item reverses one group of 16 pixels with one
 // 16-byte load and store. Global (W / 16, H), rounded up to the local size.
 __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, int W, int H)
@@ -69,9 +71,10 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 	uchar16 s = as_uchar16(in[(size_t)(H - 1 - y) * G + (G - 1 - g)]);
 	out[(size_t)y * G + g] = as_uint4(s.sfedcba9876543210);
 }
-ROTATE_180_WORDS(rotate_180_c2, 2)
-ROTATE_180_WORDS(rotate_180_c3, 3)
-ROTATE_180_WORDS(rotate_180_c4, 4)
+#endif
+IF_C2(ROTATE_180_WORDS(rotate_180_c2, 2))
+IF_C3(ROTATE_180_WORDS(rotate_180_c3, 3))
+IF_C4(ROTATE_180_WORDS(rotate_180_c4, 4))
 
 // Any size: the image as one row of n = W H pixels, reversed. Output group k (pixels 4k ..
 // 4k + 3: CH whole words) comes from input pixels n - 4 - 4k .. n - 1 - 4k, whose bytes start
@@ -112,10 +115,10 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 			out8[b] = in8[(n - 1 - b / CH) * CH + b % CH];                   \
 	}                                                                               \
 }
-ROTATE_180_UNALIGNED(rotate_180_unaligned_c1, 1)
-ROTATE_180_UNALIGNED(rotate_180_unaligned_c2, 2)
-ROTATE_180_UNALIGNED(rotate_180_unaligned_c3, 3)
-ROTATE_180_UNALIGNED(rotate_180_unaligned_c4, 4)
+IF_C1(ROTATE_180_UNALIGNED(rotate_180_unaligned_c1, 1))
+IF_C2(ROTATE_180_UNALIGNED(rotate_180_unaligned_c2, 2))
+IF_C3(ROTATE_180_UNALIGNED(rotate_180_unaligned_c3, 3))
+IF_C4(ROTATE_180_UNALIGNED(rotate_180_unaligned_c4, 4))
 #else // the CPU family
 // For CPU devices, any size: work-item g writes output pixels [g P, g P + P) of the n = W*H
 // (P = ROTATE_180_CPU_PX), in groups of 16 bytes (16, 8 or 4 pixels; 3 channels: 16 pixels,
@@ -153,10 +156,10 @@ void rotate_180_reverse3(__global const uchar *s, __global uchar *d)
 			   a.s4, a.s5, a.s0, a.s1, a.s2),
 		 d + 32);
 }
-ROTATE_180_CPU(rotate_180_cpu_c1, 1, 16)
-ROTATE_180_CPU(rotate_180_cpu_c2, 2, 8)
-ROTATE_180_CPU(rotate_180_cpu_c3, 3, 16)
-ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4)
+IF_C1(ROTATE_180_CPU(rotate_180_cpu_c1, 1, 16))
+IF_C2(ROTATE_180_CPU(rotate_180_cpu_c2, 2, 8))
+IF_C3(ROTATE_180_CPU(rotate_180_cpu_c3, 3, 16))
+IF_C4(ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4))
 #endif
 
 // ---- any angle: the mapping of src/stages/rotate.c ------------------------------------------
@@ -520,14 +523,14 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 	}                                                                               \
 	rotate_store_tile(out, tile, where == ROTATE_OUTSIDE, bg, x0, y0, ow, oh, CH, RY); \
 }
-ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false)
-ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false)
-ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false)
-ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false)
-ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true)
-ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true)
-ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true)
-ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true)
+IF_C1(ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false))
+IF_C2(ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false))
+IF_C3(ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false))
+IF_C4(ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false))
+IF_C1(ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true))
+IF_C2(ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true))
+IF_C3(ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true))
+IF_C4(ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true))
 #endif // !CLIMG_CPU_KERNELS
 
 // For CPU devices (kernels/cpu.clh), and for inputs of 2^31 bytes or more: one output pixel a
@@ -653,5 +656,5 @@ __kernel void NAME(__global const uchar *in, __global uchar *out, int W, int H, 
 				w2 * rotate_sample(in, ok[2], off[2], c, bg) +             \
 				w3 * rotate_sample(in, ok[3], off[3], c, bg) + 32768) >> 16); \
 }
-ROTATE_BILINEAR_OPAQUE(rotate_bilinear_cpu_c1, 1)
-ROTATE_BILINEAR_OPAQUE(rotate_bilinear_cpu_c3, 3)
+IF_C1(ROTATE_BILINEAR_OPAQUE(rotate_bilinear_cpu_c1, 1))
+IF_C3(ROTATE_BILINEAR_OPAQUE(rotate_bilinear_cpu_c3, 3))

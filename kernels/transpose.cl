@@ -4,6 +4,7 @@
 // multiples of 4 and an image of N channels, transpose_unaligned_cN any size;
 // transpose_cpu_cN, for CPU devices (see kernels/cpu.clh), takes any size and an image of N
 // channels.
+#include "channels.clh"
 #include "words.clh"
 #include "cpu.clh"
 #include "remap.clh"

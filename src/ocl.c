@@ -33,6 +33,7 @@ static const cl_command_queue_properties queue_props = 0;
 struct ocl_program {
 	struct ocl_program *next;
 	const char *name; // kernel_sources[i].name: static storage
+	int ch;           // the channel count it was built for, 0 for all (ocl_program_id)
 	cl_program prog;
 };
 
@@ -69,7 +70,7 @@ struct ocl {
 	int built, cached;         // programs built by ocl_build; of those, from the cache
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
-	char build_opts[128];      // every program's build options (build_options)
+	char build_opts[128];      // every program's build options (set_build_options)
 };
 
 // Every program's build options (set_build_options): OpenCL C 1.2; CLIMG_LOCAL_MEM_BYTES, the
@@ -79,18 +80,21 @@ struct ocl {
 // CLIMG_CPU_DEVICE, which keeps kernels only CPU devices run (kernels/convolve.cl's sep_cpu)
 // out of GPU builds, where they would only cost compile time. A smaller program loads
 // faster: on PoCL (2-core VM, docs/BENCHMARKS.md, sixteenth session) building the rotate
-// program from the cache took 11 ms instead of 39, convolve 17 instead of 28. The options are
+// program from the cache took 11 ms instead of 39, convolve 17 instead of 28. To these each
+// program adds CLIMG_CH, the channel count it is built for (program_options). The options are
 // part of every cache key.
-static const char *build_options(const struct ocl *o)
-{
-	return o->build_opts;
-}
-
 static void set_build_options(struct ocl *o)
 {
 	snprintf(o->build_opts, sizeof o->build_opts, "-cl-std=CL1.2 -DCLIMG_LOCAL_MEM_BYTES=%llu%s%s",
 	         (unsigned long long)o->local_mem_bytes, o->cpu_kernels ? " -DCLIMG_CPU_KERNELS" : "",
 	         o->cpu_device ? " -DCLIMG_CPU_DEVICE" : "");
+}
+
+// The build options of the program for ch channels (struct ocl_program_id) into buf: the
+// above and CLIMG_CH=ch (kernels/channels.clh).
+static void program_options(const struct ocl *o, int ch, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s -DCLIMG_CH=%d", o->build_opts, ch);
 }
 
 // A block of pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer kept mapped.
@@ -894,11 +898,11 @@ void ocl_host_free(struct ocl *o, void *ptr)
 
 // ---- programs and kernels ------------------------------------------------------------------
 
-static struct ocl_program *program_find(const struct ocl *o, const char *name)
+static struct ocl_program *program_find(const struct ocl *o, const char *name, int ch)
 {
 	struct ocl_program *p;
 
-	for (p = o->programs; p && strcmp(p->name, name); p = p->next)
+	for (p = o->programs; p && (strcmp(p->name, name) || p->ch != ch); p = p->next)
 		;
 	return p;
 }
@@ -1010,10 +1014,10 @@ const char *ocl_build_log(const struct ocl *o)
 // the XDG base directory spec asks), else $HOME/.cache/climg; missing directories are
 // created with mode 0700. NAME is the program (kernels/NAME.cl) and H, in hex, the 64-bit
 // FNV-1a hash (offset basis 0xcbf29ce484222325, prime 0x100000001b3, over bytes) of the
-// device's identity followed by the build options: one file per (device, kernel family,
-// program), so a changed kernel source replaces its old entry instead of piling up beside
-// it, and a process that runs the other family (tests/kernels, tools/bench --kernels) does
-// not overwrite the usual one.
+// device's identity followed by the program's build options: one file per (device, kernel
+// family, program, channel count), so a changed kernel source replaces its old entry instead
+// of piling up beside it, and a process that runs the other family (tests/kernels,
+// tools/bench --kernels) or other channel counts does not overwrite the usual one.
 //
 // The key of an entry is the text
 //   "climg program cache 1\nplatform: P\nplatform version: PV\ndevice: D\n"
@@ -1174,9 +1178,10 @@ static void cache_key_free(struct cache_key *k)
 	free(k);
 }
 
-// The key and file of program `name` with source `source`, or NULL when the cache is off
-// (or memory is short: the program is then simply built from source).
-static struct cache_key *cache_key_new(struct ocl *o, const char *name, const char *source)
+// The key and file of program `name` with source `source` and build options `opts`, or NULL
+// when the cache is off (or memory is short: the program is then simply built from source).
+static struct cache_key *cache_key_new(struct ocl *o, const char *name, const char *opts,
+				       const char *source)
 {
 	struct cache_key *k;
 	char hex[17];
@@ -1191,16 +1196,16 @@ static struct cache_key *cache_key_new(struct ocl *o, const char *name, const ch
 	snprintf(hex, sizeof hex, "%016llx",
 	         (unsigned long long)fnv1a64(fnv1a64(FNV1A64_BASIS, o->cache_id,
 	                                             strlen(o->cache_id)),
-	                                     build_options(o), strlen(build_options(o))));
-	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, build_options(o),
-	               name, source);
+	                                     opts, strlen(opts)));
+	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, opts, name,
+	               source);
 	if (len < 0 || !(k->text = malloc((size_t)len + 1)) ||
 	    !(k->path = malloc(strlen(o->cache_dir) + strlen(name) + 32))) {
 		cache_key_free(k);
 		return NULL;
 	}
-	snprintf(k->text, (size_t)len + 1, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id,
-	         build_options(o), name, source);
+	snprintf(k->text, (size_t)len + 1, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, opts,
+	         name, source);
 	k->len = (size_t)len;
 	sprintf(k->path, "%s/%s-%s.clbin", o->cache_dir, name, hex);
 	return k;
@@ -1240,9 +1245,9 @@ fail:
 	return -1;
 }
 
-// The program built from the cached binary of k, or NULL (no entry, a bad or stale one, or
-// the driver refused it): the caller then builds from source. Never sets err.
-static cl_program cache_load(struct ocl *o, const struct cache_key *k)
+// The program built (with options opts) from the cached binary of k, or NULL (no entry, a bad
+// or stale one, or the driver refused it): the caller then builds from source. Never sets err.
+static cl_program cache_load(struct ocl *o, const struct cache_key *k, const char *opts)
 {
 	unsigned char *file = NULL;
 	const unsigned char *bin;
@@ -1266,7 +1271,7 @@ static cl_program cache_load(struct ocl *o, const struct cache_key *k)
 		goto fail;
 	prog = clCreateProgramWithBinary(o->ctx, 1, &o->device, &bin_bytes, &bin, &status, &e);
 	if (!prog || e != CL_SUCCESS || status != CL_SUCCESS ||
-	    clBuildProgram(prog, 1, &o->device, build_options(o), NULL, NULL) != CL_SUCCESS)
+	    clBuildProgram(prog, 1, &o->device, opts, NULL, NULL) != CL_SUCCESS)
 		goto fail;
 	free(file);
 	return prog;
@@ -1349,9 +1354,10 @@ void ocl_build_count(const struct ocl *o, int *built, int *cached)
 	*cached = o ? o->cached : 0;
 }
 
-// Compiles kernels/NAME.cl from its source. NULL with err set; a failed build prints the
-// device's build log.
-static cl_program program_from_source(struct ocl *o, const struct kernel_source *src)
+// Compiles kernels/NAME.cl from its source with options opts. NULL with err set; a failed
+// build prints the device's build log.
+static cl_program program_from_source(struct ocl *o, const struct kernel_source *src,
+				      const char *opts)
 {
 	// The API takes const char **, the table holds const char *const. CLIMG_FAULT_BUILD
 	// adds a second string that cannot compile.
@@ -1369,7 +1375,7 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 		return NULL;
 	}
 	stderr_divert(&div);
-	e = CALL(clBuildProgram(prog, 1, &o->device, build_options(o), NULL, NULL));
+	e = CALL(clBuildProgram(prog, 1, &o->device, opts, NULL, NULL));
 	diverted = stderr_restore(&div);
 	if (e == CL_BUILD_PROGRAM_FAILURE) {
 		build_log_keep(o, prog, src->name, diverted);
@@ -1384,26 +1390,32 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 	return prog;
 }
 
-int ocl_build(struct ocl *o, const char *const *programs, int n)
+int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n)
 {
 	const struct kernel_source *src;
 	struct cache_key *key = NULL;
 	struct ocl_program *p = NULL;
 	cl_program prog = NULL;
+	char opts[sizeof o->build_opts + 32];
 
 	for (int i = 0; i < n; i++) {
-		if (program_find(o, programs[i]))
+		const char *name = programs[i].name;
+		int ch = programs[i].ch;
+
+		if (program_find(o, name, ch))
 			continue;
-		for (src = kernel_sources; src->name && strcmp(src->name, programs[i]); src++)
+		if (ch < 0 || ch > 4)
+			return err_set("opencl: kernels/%s.cl: no images have %d channels", name, ch);
+		for (src = kernel_sources; src->name && strcmp(src->name, name); src++)
 			;
 		if (!src->name)
-			return err_set("opencl: kernels/%s.cl is not embedded in this binary",
-			               programs[i]);
-		key = cache_key_new(o, src->name, src->source); // NULL: no cache
-		if ((prog = cache_load(o, key))) {
+			return err_set("opencl: kernels/%s.cl is not embedded in this binary", name);
+		program_options(o, ch, opts, sizeof opts);
+		key = cache_key_new(o, src->name, opts, src->source); // NULL: no cache
+		if ((prog = cache_load(o, key, opts))) {
 			o->cached++;
 		} else {
-			if (!(prog = program_from_source(o, src)))
+			if (!(prog = program_from_source(o, src, opts)))
 				goto fail;
 			cache_store(key, prog);
 		}
@@ -1413,7 +1425,7 @@ int ocl_build(struct ocl *o, const char *const *programs, int n)
 			err_set("out of memory");
 			goto fail;
 		}
-		*p = (struct ocl_program){.next = o->programs, .name = src->name, .prog = prog};
+		*p = (struct ocl_program){.next = o->programs, .name = src->name, .ch = ch, .prog = prog};
 		o->programs = p;
 		o->built++;
 		prog = NULL;
@@ -1426,18 +1438,20 @@ fail:
 	return -1;
 }
 
-// The cached kernel `name` of program `program`, created on first use. NULL with err set.
-static struct ocl_kernel *kernel_get(struct ocl *o, const char *program, const char *name)
+// The cached kernel `name` of program `program` for ch channels, created on first use. NULL
+// with err set.
+static struct ocl_kernel *kernel_get(struct ocl *o, const char *program, int ch, const char *name)
 {
 	struct ocl_kernel *k;
 	struct ocl_program *p;
 	cl_int e;
 
 	for (k = o->kernels; k; k = k->next)
-		if (!strcmp(k->name, name) && !strcmp(k->prog->name, program))
+		if (!strcmp(k->name, name) && !strcmp(k->prog->name, program) && k->prog->ch == ch)
 			return k;
-	if (!(p = program_find(o, program))) {
-		err_set("opencl: kernels/%s.cl was not built before running %s", program, name);
+	if (!(p = program_find(o, program, ch))) {
+		err_set("opencl: kernels/%s.cl was not built for %d channels before running %s",
+		        program, ch, name);
 		return NULL;
 	}
 	if (!(k = calloc(1, sizeof *k + strlen(name) + 1))) {
@@ -1505,8 +1519,8 @@ static bool local_fits(const struct ocl *o, const struct ocl_kernel *k, size_t l
 	return lw <= o->max_item[0] && lh <= o->max_item[1] && lw * lh <= k->wg_max;
 }
 
-int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
-            size_t local_w, size_t local_h, const struct ocl_arg *args)
+int ocl_run(struct ocl *o, const char *program, int ch, const char *kernel, size_t gw,
+            size_t gh, size_t local_w, size_t local_h, const struct ocl_arg *args)
 {
 	struct ocl_kernel *k;
 	size_t global[2], local[2] = {local_w, local_h};
@@ -1514,7 +1528,7 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 	cl_event *ev;
 	cl_int e = CL_SUCCESS;
 
-	if (!(k = kernel_get(o, program, kernel)))
+	if (!(k = kernel_get(o, program, ch, kernel)))
 		return -1;
 	for (cl_uint i = 0; args[i].kind != OCL_ARG_END; i++) {
 		const struct ocl_arg *a = &args[i];
@@ -1573,9 +1587,10 @@ int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, s
 	return 0;
 }
 
-int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max)
+int ocl_kernel_wg_max(struct ocl *o, const char *program, int ch, const char *kernel,
+                      size_t *wg_max)
 {
-	struct ocl_kernel *k = kernel_get(o, program, kernel);
+	struct ocl_kernel *k = kernel_get(o, program, ch, kernel);
 
 	if (!k)
 		return -1;
@@ -1600,9 +1615,10 @@ void ocl_local_shrink(const struct ocl_limits *lim, size_t wg_max, size_t x, siz
 	*ly = y;
 }
 
-int ocl_kernel_fits(struct ocl *o, const char *program, const char *kernel, size_t lw, size_t lh)
+int ocl_kernel_fits(struct ocl *o, const char *program, int ch, const char *kernel, size_t lw,
+                    size_t lh)
 {
-	struct ocl_kernel *k = kernel_get(o, program, kernel);
+	struct ocl_kernel *k = kernel_get(o, program, ch, kernel);
 
 	return k ? local_fits(o, k, lw, lh) : -1;
 }

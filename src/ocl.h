@@ -55,12 +55,22 @@ bool ocl_cpu_kernels(const struct ocl *o);
 bool ocl_cpu_device(const struct ocl *o);
 void ocl_set_cpu_kernels(struct ocl *o, bool on);
 
-// Builds the named programs (kernels/<name>.cl, embedded in the binary) for the device.
+// A program: the kernels of kernels/<name>.cl (embedded in the binary) for images of ch
+// channels, 1 to 4. It is built with CLIMG_CH=ch and then holds only the kernels for that
+// channel count and those for any (kernels/channels.clh), so it compiles and loads in less
+// time; ch 0 builds the kernels of every count. A stage's kernels come from its program
+// built for the channel count of the image the stage gets (chain_programs).
+struct ocl_program_id {
+	const char *name;
+	int ch;
+};
+
+// Builds the programs for the device (those already built are skipped).
 // On a build failure err names the program and ocl_build_log() holds the device's log.
 // With the program binary cache on, a program built once is loaded from its cached device
 // binary instead of compiled (see "program binary cache" in ocl.c); the cache never makes
 // ocl_build fail.
-int ocl_build(struct ocl *o, const char *const *programs, int n);
+int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n);
 
 // The build log of the last program that failed to build, as lines ready for stderr
 // ("climg: opencl: build log for kernels/NAME.cl on DEVICE:\n..."), or NULL. The caller
@@ -108,20 +118,23 @@ struct ocl_limits ocl_get_limits(const struct ocl *o);
 // measures the device's copy bandwidth with it.
 int ocl_copy(struct ocl *o, struct ocl_buf *dst, struct ocl_buf *src, size_t bytes);
 
-// The work-items a work-group of kernel `kernel` of the built program `program` may hold
-// on this device: CL_KERNEL_WORK_GROUP_SIZE, at most max_wg (creates the kernel if needed).
-int ocl_kernel_wg_max(struct ocl *o, const char *program, const char *kernel, size_t *wg_max);
+// The work-items a work-group of kernel `kernel` of the built program `program` for ch
+// channels may hold on this device: CL_KERNEL_WORK_GROUP_SIZE, at most max_wg (creates the
+// kernel if needed).
+int ocl_kernel_wg_max(struct ocl *o, const char *program, int ch, const char *kernel,
+		      size_t *wg_max);
 
 // A work-group of x by y items (powers of two), halved (y first) until it fits the device's
 // limits lim and wg_max, the work-group size the kernel allows (ocl_kernel_wg_max).
 void ocl_local_shrink(const struct ocl_limits *lim, size_t wg_max, size_t x, size_t y, size_t *lx,
                       size_t *ly);
 
-// 1 if kernel `kernel` of program `program` may run in work-groups of lw x lh items on this
-// device (ocl_run refuses others), 0 if not, -1 with err set where the kernel cannot be had.
-// For the kernels written for one work-group shape, so that a stage can take another kernel
-// on a device that does not allow it.
-int ocl_kernel_fits(struct ocl *o, const char *program, const char *kernel, size_t lw, size_t lh);
+// 1 if kernel `kernel` of program `program` for ch channels may run in work-groups of lw x
+// lh items on this device (ocl_run refuses others), 0 if not, -1 with err set where the
+// kernel cannot be had. For the kernels written for one work-group shape, so that a stage
+// can take another kernel on a device that does not allow it.
+int ocl_kernel_fits(struct ocl *o, const char *program, int ch, const char *kernel, size_t lw,
+		    size_t lh);
 
 // Kernel arguments, in order, ended by OCL_END.
 enum ocl_arg_kind {
@@ -147,12 +160,12 @@ struct ocl_arg {
 #define OCL_LOCAL(n) ((struct ocl_arg){ .kind = OCL_ARG_LOCAL, .local_bytes = (n) })
 #define OCL_END ((struct ocl_arg){ .kind = OCL_ARG_END })
 
-// Enqueues kernel `kernel` of program `program` over a 2-D range of gw x gh work-items
-// (any sizes; ocl_run rounds the range up to a multiple of the local size it picks, so
-// kernels must ignore items outside the image). local_w/local_h: 0 lets ocl choose.
-// Does not wait for completion.
-int ocl_run(struct ocl *o, const char *program, const char *kernel, size_t gw, size_t gh,
-	    size_t local_w, size_t local_h, const struct ocl_arg *args);
+// Enqueues kernel `kernel` of program `program` for ch channels (as ocl_build built it) over
+// a 2-D range of gw x gh work-items (any sizes; ocl_run rounds the range up to a multiple of
+// the local size it picks, so kernels must ignore items outside the image). local_w/local_h:
+// 0 lets ocl choose. Does not wait for completion.
+int ocl_run(struct ocl *o, const char *program, int ch, const char *kernel, size_t gw,
+	    size_t gh, size_t local_w, size_t local_h, const struct ocl_arg *args);
 
 
 // Waits for everything queued; reports errors that surface at completion.

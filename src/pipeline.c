@@ -180,15 +180,20 @@ void chain_free(struct chain *c)
 	c->n = 0;
 }
 
-int chain_programs(const struct chain *c, const char **programs, int max)
+int chain_programs(const struct chain *c, struct ocl_program_id *programs, int max)
 {
 	int n = 0;
 	for (int i = 0; i < c->n; i++) {
-		const char *p = c->st[i].ops->program;
+		const struct chain_stage *s = &c->st[i];
+		struct ocl_program_id p = { s->ops->program, s->in.ch };
 		int seen = 0;
+		// a passthrough without side output runs no kernel (run_cl gets no output and
+		// returns): it needs no program
+		if (!p.name || (s->plan.passthrough && !s->plan.side_bytes))
+			continue;
 		for (int j = 0; j < n && !seen; j++)
-			seen = !strcmp(programs[j], p);
-		if (p && !seen && n < max)
+			seen = !strcmp(programs[j].name, p.name) && programs[j].ch == p.ch;
+		if (!seen && n < max)
 			programs[n++] = p;
 	}
 	return n;
@@ -386,7 +391,7 @@ static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const str
 static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in,
 		    struct run_times *t)
 {
-	const char *programs[64];
+	struct ocl_program_id programs[64];
 	int n = chain_programs(c, programs, 64);
 	double t0 = now_ms();
 	*r = (struct cl_run){ .ocl = o, .g = c->in };

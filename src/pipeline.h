@@ -14,6 +14,7 @@
 #include "stages/stage.h"
 
 struct ocl;
+struct ocl_program_id;
 
 struct chain_stage {
 	const struct stage_ops *ops;
@@ -62,8 +63,10 @@ int chain_plan(struct chain *c, const struct geom *in);
 
 void chain_free(struct chain *c);
 
-// The distinct OpenCL programs the chain needs, at most max; returns how many.
-int chain_programs(const struct chain *c, const char **programs, int max);
+// The distinct OpenCL programs the chain needs, at most max; returns how many. Each stage
+// that runs a kernel needs its program (stage_ops.program) for the channel count of the
+// image it gets (st[i].in.ch, set by chain_plan).
+int chain_programs(const struct chain *c, struct ocl_program_id *programs, int max);
 
 // What a run records of its phases for --time, in milliseconds: device execution time
 // from OpenCL profiling events on the device (the queue must have profiling on, see

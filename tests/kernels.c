@@ -121,7 +121,7 @@ static void verify(struct ocl *o, const struct img *im, const char *const *token
 	struct chain c = { 0 };
 	struct img out = { 0 };
 	struct geom g = { im->w, im->h, im->ch };
-	const char *programs[8];
+	struct ocl_program_id programs[8];
 	int n = 0, np, rc = -1;
 
 	while (n < 6 && tokens[n])

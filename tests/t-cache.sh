@@ -92,7 +92,8 @@ for size in 1x1 1x17 17x1 13x7; do
 done
 
 # ---- a bad entry is rebuilt silently --------------------------------------------------------
-rot=$(basename "$C"/rotate-*.clbin)
+# (the entries of the first run: the runs above added others, for other channel counts)
+rot=$(basename "$D"/good/rotate-*.clbin)
 size=$(stat -c %s "$C/$rot")
 # corrupt NAME CMD...: CMD damages $C/$rot; the next run rebuilds rotate quietly and gives the
 # same bytes, and the run after loads all three programs again.
@@ -134,7 +135,7 @@ rmdir "$C/$rot"
 cp "$D/good/$rot" "$C/$rot"
 # A stale entry: whole and well formed, but another program's (another source, as after an
 # upgrade). grey's file holding rotate's entry must not load rotate's binary as grey.
-grey=$(basename "$C"/grey-*.clbin)
+grey=$(basename "$D"/good/grey-*.clbin)
 cp "$D/good/$rot" "$C/$grey"
 cached_run "cache: stale entry" "$C" "$D/stale.png"
 from_cache "cache: stale entry rebuilt" 2

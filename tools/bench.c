@@ -566,7 +566,8 @@ static int bench_row(struct bench *b, size_t r)
 {
 	const struct row *row = &rows[r];
 	const struct img *im = row->grey ? &b->grey : &b->rgb;
-	const char *image = row->grey ? "grey" : "RGB", *programs[8];
+	const char *image = row->grey ? "grey" : "RGB";
+	struct ocl_program_id programs[8];
 	struct row_result *res = &b->row[r];
 	struct geom g = { im->w, im->h, im->ch };
 	char *token = (char *)row->token;

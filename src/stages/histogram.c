@@ -148,7 +148,7 @@ static int histogram_cpu_cl(const struct stage_cl *c)
 		slice = HIST_CPU_MIN_SLICE;
 	if (slice > HIST_CPU_MAX_SLICE) // the kernel's argument is a uint
 		slice = HIST_CPU_MAX_SLICE;
-	return ocl_run(c->ocl, "histogram", kernel[c->gin.ch - 1], up_div(bytes, slice), 1,
+	return ocl_run(c->ocl, "histogram", c->gin.ch, kernel[c->gin.ch - 1], up_div(bytes, slice), 1,
 		       1, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
@@ -166,7 +166,7 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 	(void)params;
 	if (ocl_cpu_kernels(c->ocl))
 		return histogram_cpu_cl(c);
-	if (ocl_kernel_wg_max(c->ocl, "histogram", name, &wg) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "histogram", c->gin.ch, name, &wg) < 0)
 		return -1;
 	if (wg > HIST_WG_MAX)
 		wg = HIST_WG_MAX;
@@ -176,7 +176,7 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 	groups = up_div(bytes, HIST_MIN_GROUP_BYTES);
 	if (groups > (size_t)lim.compute_units * per_cu)
 		groups = (size_t)lim.compute_units * per_cu;
-	return ocl_run(c->ocl, "histogram", name, groups * wg, 1, wg, 1,
+	return ocl_run(c->ocl, "histogram", c->gin.ch, name, groups * wg, 1, wg, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
 					   OCL_UINT(c->side_offset / sizeof(uint32_t)),

@@ -109,8 +109,10 @@ struct stage_ops {
 	// for a stage that only measures: its plan is always passthrough and it has side_cpu.
 	void (*run_cpu)(const void *params, const struct img *in, struct img *out);
 
-	// Optional OpenCL path; program is the kernels/<program>.cl it needs (normally name).
-	// NULL in a stage that only measures.
+	// Optional OpenCL path; program is the kernels/<program>.cl it needs (normally name),
+	// built for the channel count of the stage's input (src/ocl.h, ocl_program_id). With a
+	// passthrough plan c->out is NULL and run_cl runs no kernel: the chain then builds no
+	// program for a stage without side output. NULL in a stage that only measures.
 	const char *program;
 	int (*run_cl)(const void *params, const struct stage_cl *c);
 
