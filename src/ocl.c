@@ -33,7 +33,7 @@ static const cl_command_queue_properties queue_props = 0;
 struct ocl_program {
 	struct ocl_program *next;
 	const char *name; // kernel_sources[i].name: static storage
-	int ch;           // the channel count it was built for, 0 for all (ocl_program_id)
+	int ch;           // the channel count it was built for (ocl_program_id)
 	cl_program prog;
 };
 
@@ -1404,7 +1404,7 @@ int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n)
 
 		if (program_find(o, name, ch))
 			continue;
-		if (ch < 0 || ch > 4)
+		if (ch < 1 || ch > 4)
 			return err_set("opencl: kernels/%s.cl: no images have %d channels", name, ch);
 		for (src = kernel_sources; src->name && strcmp(src->name, name); src++)
 			;

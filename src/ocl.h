@@ -58,8 +58,8 @@ void ocl_set_cpu_kernels(struct ocl *o, bool on);
 // A program: the kernels of kernels/<name>.cl (embedded in the binary) for images of ch
 // channels, 1 to 4. It is built with CLIMG_CH=ch and then holds only the kernels for that
 // channel count and those for any (kernels/channels.clh), so it compiles and loads in less
-// time; ch 0 builds the kernels of every count. A stage's kernels come from its program
-// built for the channel count of the image the stage gets (chain_programs).
+// time. A stage's kernels come from its program built for the channel count of the image
+// the stage gets (chain_programs).
 struct ocl_program_id {
 	const char *name;
 	int ch;

@@ -1578,6 +1578,25 @@ static void test_pipeline_cl(void)
 		free(cpu.data);
 		chain_free(&c);
 	}
+	// A program holds the kernels of the channel count it was built for, and only those.
+	{
+		const struct ocl_program_id c1 = { "convolve", 1 }, bad[] = { { "convolve", 0 },
+									    { "convolve", 5 } };
+		size_t wg;
+		CHECK("ocl_build: 0 channels refused", ocl_build(o, &bad[0], 1) < 0 &&
+		      strstr(err_msg(), "kernels/convolve.cl: no images have 0 channels"));
+		CHECK("ocl_build: 5 channels refused", ocl_build(o, &bad[1], 1) < 0 &&
+		      strstr(err_msg(), "no images have 5 channels"));
+		CHECK("ocl_build: convolve for 1 channel", ocl_build(o, &c1, 1) == 0);
+		CHECK("convolve for 1 channel holds convolve_2d_c1",
+		      ocl_kernel_wg_max(o, "convolve", 1, "convolve_2d_c1", &wg) == 0);
+		CHECK("convolve for 1 channel has no convolve_2d_c3",
+		      ocl_kernel_wg_max(o, "convolve", 1, "convolve_2d_c3", &wg) < 0 &&
+		      strstr(err_msg(), "convolve_2d_c3"));
+		CHECK("convolve for 2 channels is another program, not built",
+		      ocl_kernel_wg_max(o, "convolve", 2, "convolve_2d_c2", &wg) < 0 &&
+		      strstr(err_msg(), "kernels/convolve.cl was not built for 2 channels"));
+	}
 done:
 	ocl_host_free(o, aligned);
 	free(raw);
