@@ -1354,9 +1354,9 @@ void ocl_build_count(const struct ocl *o, int *built, int *cached)
 	*cached = o ? o->cached : 0;
 }
 
-// Compiles kernels/NAME.cl from its source with options opts. NULL with err set; a failed
-// build prints the device's build log.
-static cl_program program_from_source(struct ocl *o, const struct kernel_source *src,
+// Compiles kernels/NAME.cl from its source for ch channels with options opts (which say so).
+// NULL with err set; a failed build prints the device's build log.
+static cl_program program_from_source(struct ocl *o, const struct kernel_source *src, int ch,
 				      const char *opts)
 {
 	// The API takes const char **, the table holds const char *const. CLIMG_FAULT_BUILD
@@ -1379,8 +1379,8 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 	diverted = stderr_restore(&div);
 	if (e == CL_BUILD_PROGRAM_FAILURE) {
 		build_log_keep(o, prog, src->name, diverted);
-		err_set("opencl: kernels/%s.cl failed to build on %s: CL_BUILD_PROGRAM_FAILURE",
-		        src->name, o->name);
+		err_set("opencl: kernels/%s.cl failed to build for %d channels on %s: "
+		        "CL_BUILD_PROGRAM_FAILURE", src->name, ch, o->name);
 	} else if (e != CL_SUCCESS) {
 		fail_cl(e, "clBuildProgram(kernels/%s.cl)", src->name);
 	}
@@ -1415,7 +1415,7 @@ int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n)
 		if ((prog = cache_load(o, key, opts))) {
 			o->cached++;
 		} else {
-			if (!(prog = program_from_source(o, src, opts)))
+			if (!(prog = program_from_source(o, src, ch, opts)))
 				goto fail;
 			cache_store(key, prog);
 		}
@@ -1425,7 +1425,8 @@ int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n)
 			err_set("out of memory");
 			goto fail;
 		}
-		*p = (struct ocl_program){.next = o->programs, .name = src->name, .ch = ch, .prog = prog};
+		*p = (struct ocl_program){ .next = o->programs, .name = src->name, .ch = ch,
+		                           .prog = prog };
 		o->programs = p;
 		o->built++;
 		prog = NULL;

@@ -583,7 +583,7 @@ else
 fi
 
 h_fallback "a program that fails to build" CLIMG_FAULT_BUILD=1
-check "build failure: the warning says what failed" grep -q 'failed to build on' "$T/err"
+check "build failure: the warning says what failed" grep -Eq 'kernels/[a-z]+\.cl failed to build for [1-4] channels on' "$T/err"
 h_named_error "a program that fails to build" "opencl: kernels/.*\\.cl failed to build" CLIMG_FAULT_BUILD=1
 check "build failure with --device: the build log is printed" \
 	grep -q '^climg: opencl: build log for kernels/' "$T/err"
