@@ -1405,11 +1405,13 @@ int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n)
 		if (program_find(o, name, ch))
 			continue;
 		if (ch < 1 || ch > 4)
-			return err_set("opencl: kernels/%s.cl: no images have %d channels", name, ch);
+			return err_set("opencl: kernels/%s.cl: no images have %d channels", name,
+			               ch);
 		for (src = kernel_sources; src->name && strcmp(src->name, name); src++)
 			;
 		if (!src->name)
-			return err_set("opencl: kernels/%s.cl is not embedded in this binary", name);
+			return err_set("opencl: kernels/%s.cl is not embedded in this binary",
+			               name);
 		program_options(o, ch, opts, sizeof opts);
 		key = cache_key_new(o, src->name, opts, src->source); // NULL: no cache
 		if ((prog = cache_load(o, key, opts))) {

@@ -1466,7 +1466,7 @@ static int run_strip(const struct convolve_params *p, const struct stage_cl *c,
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	const size_t gx = up_div((size_t)W * ch, (size_t)st->tws) * st->lx;
 	const size_t gy = up_div((size_t)H, (size_t)st->sh) * st->ly;
-	return ocl_run(c->ocl, "convolve", c->gin.ch, kernel, gx, gy, st->lx, st->ly,
+	return ocl_run(c->ocl, "convolve", ch, kernel, gx, gy, st->lx, st->ly,
 	               (struct ocl_arg[]){
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
 	                   OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off), OCL_LONG(p->D),
@@ -1500,7 +1500,7 @@ static int run_tile(const struct convolve_params *p, const struct stage_cl *c, s
 	const size_t rh = (size_t)th + 2 * r, rw = (size_t)tw + 2 * r;
 	size_t lx, ly;
 	ocl_local_shrink(lim, wg_max, LOCAL_W, LOCAL_H, &lx, &ly);
-	return ocl_run(c->ocl, "convolve", c->gin.ch, kernel, up_div((size_t)W, (size_t)tw) * lx,
+	return ocl_run(c->ocl, "convolve", ch, kernel, up_div((size_t)W, (size_t)tw) * lx,
 	               up_div((size_t)H, (size_t)th) * ly, lx, ly,
 	               (struct ocl_arg[]){
 	                   OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf),
@@ -1536,8 +1536,8 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 		rows_max = H;
 	snprintf(kh, sizeof kh, "convolve_sep_h_c%d", ch);
 	snprintf(kv, sizeof kv, "convolve_sep_v_c%d", ch);
-	if (ocl_kernel_wg_max(c->ocl, "convolve", c->gin.ch, kh, &wh) < 0 ||
-	    ocl_kernel_wg_max(c->ocl, "convolve", c->gin.ch, kv, &wv) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "convolve", ch, kh, &wh) < 0 ||
+	    ocl_kernel_wg_max(c->ocl, "convolve", ch, kv, &wv) < 0)
 		return -1;
 	ocl_local_shrink(lim, wh < wv ? wh : wv, LOCAL_W, LOCAL_H, &lx, &ly);
 	scratch = ocl_buf_new(c->ocl, (size_t)((rows_max + 2 * r) * row_bytes));
@@ -1545,12 +1545,13 @@ static int run_two_pass(const struct convolve_params *p, const struct stage_cl *
 		return -1;
 	for (int y0 = 0; y0 < H; y0 += (int)rows_max) {
 		int rows = H - y0 < rows_max ? H - y0 : (int)rows_max;
-		if (ocl_run(c->ocl, "convolve", c->gin.ch, kh, (size_t)W * ch, (size_t)rows + 2 * r, lx, ly,
+		if (ocl_run(c->ocl, "convolve", ch, kh, (size_t)W * ch, (size_t)rows + 2 * r, lx,
+		            ly,
 		            (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(scratch), OCL_INT(W),
 		                               OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
 		                               OCL_INT(p->border), OCL_INT(y0 - r),
 		                               OCL_INT(rows + 2 * r), OCL_END}) < 0 ||
-		    ocl_run(c->ocl, "convolve", c->gin.ch, kv, (size_t)W * ch, (size_t)rows, lx, ly,
+		    ocl_run(c->ocl, "convolve", ch, kv, (size_t)W * ch, (size_t)rows, lx, ly,
 		            (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(scratch), OCL_BUF(c->out),
 		                               OCL_INT(W), OCL_INT(H), OCL_BUF(wbuf), OCL_INT(r),
 		                               OCL_INT(y0), OCL_INT(rows), OCL_LONG(p->off),
@@ -1641,7 +1642,7 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	snprintf(kernel, sizeof kernel, "convolve_3x3%s%s%s_c%d",
 	         norm ? "_packed_norm" : packed ? "_packed" : "", sep ? "_sep" : "",
 	         unaligned ? "_unaligned" : "", ch);
-	if (ocl_kernel_wg_max(c->ocl, "convolve", c->gin.ch, kernel, &wg) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "convolve", ch, kernel, &wg) < 0)
 		return -1;
 	// at most D3_LOCAL_W x D3_LOCAL_H items: the _unaligned kernels' local memory (D3_LOCAL)
 	ocl_local_shrink(lim, wg, D3_LOCAL_W, D3_LOCAL_H, &lx, &ly);
@@ -1671,7 +1672,7 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	args[n] = OCL_END;
 	// (without own edge items and without an interior, nothing for this kernel to do)
 	if ((own_edges || r.gb > r.ga) &&
-	    ocl_run(c->ocl, "convolve", c->gin.ch, kernel, up_div((size_t)W * ch, nsamples),
+	    ocl_run(c->ocl, "convolve", ch, kernel, up_div((size_t)W * ch, nsamples),
 	            up_div((size_t)H, nrows), lx, ly, args) < 0)
 		return -1;
 	if (own_edges)
@@ -1685,10 +1686,10 @@ static int run_3x3(const struct convolve_params *p, const struct stage_cl *c,
 	args[n++] = OCL_INT(r.yb);
 	args[n] = OCL_END;
 	snprintf(kernel, sizeof kernel, "convolve_3x3_edge_c%d", ch);
-	if (ocl_kernel_wg_max(c->ocl, "convolve", c->gin.ch, kernel, &wg) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "convolve", ch, kernel, &wg) < 0)
 		return -1;
 	ocl_local_shrink(lim, wg, D3_EDGE_LOCAL, 1, &lx, &ly);
-	return ocl_run(c->ocl, "convolve", c->gin.ch, kernel, units, 1, lx, ly, args);
+	return ocl_run(c->ocl, "convolve", ch, kernel, units, 1, lx, ly, args);
 }
 
 // Whether convolve_sep_cpu_cN takes the image: a separable kernel of radius at most
@@ -1712,7 +1713,7 @@ static int run_sep_cpu(const struct convolve_params *p, const struct stage_cl *c
 	const int W = c->gin.w, H = c->gin.h, ch = c->gin.ch;
 	char kernel[32];
 	snprintf(kernel, sizeof kernel, "convolve_sep_cpu_c%d", ch);
-	return ocl_run(c->ocl, "convolve", c->gin.ch, kernel, up_div((size_t)W * ch, SEP_CPU_TW),
+	return ocl_run(c->ocl, "convolve", ch, kernel, up_div((size_t)W * ch, SEP_CPU_TW),
 	               up_div((size_t)H, SEP_CPU_TH), 1, 1,
 	               (struct ocl_arg[]){OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 	                                  OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border),
@@ -1747,7 +1748,7 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	// CPU kernel above does not: it runs work-groups of one)
 	snprintf(kernel, sizeof kernel, "convolve_%s_c%d", p->separable ? "sep_strip" : "2d_tile",
 	         ch);
-	if (ocl_kernel_wg_max(c->ocl, "convolve", c->gin.ch, kernel, &wg) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "convolve", ch, kernel, &wg) < 0)
 		goto done;
 	if (p->separable && !local_off && strip_pick(p, &lim, wg, ch, &st)) {
 		rc = run_strip(p, c, wbuf, kernel, &st);
@@ -1758,10 +1759,10 @@ static int convolve_run_cl(const void *params, const struct stage_cl *c)
 	} else {
 		size_t lx, ly;
 		snprintf(kernel, sizeof kernel, "convolve_2d_c%d", ch);
-		if (ocl_kernel_wg_max(c->ocl, "convolve", c->gin.ch, kernel, &wg) < 0)
+		if (ocl_kernel_wg_max(c->ocl, "convolve", ch, kernel, &wg) < 0)
 			goto done;
 		ocl_local_shrink(&lim, wg, LOCAL_W, LOCAL_H, &lx, &ly);
-		rc = ocl_run(c->ocl, "convolve", c->gin.ch, kernel, (size_t)W * ch, (size_t)H, lx, ly,
+		rc = ocl_run(c->ocl, "convolve", ch, kernel, (size_t)W * ch, (size_t)H, lx, ly,
 		             (struct ocl_arg[]){
 		                 OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(W), OCL_INT(H),
 		                 OCL_BUF(wbuf), OCL_INT(p->r), OCL_INT(p->border), OCL_LONG(p->off),

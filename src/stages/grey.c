@@ -78,10 +78,11 @@ static int grey_run_cl(const void *params, const struct stage_cl *c)
 	if (!c->out) // passthrough: grey input
 		return 0;
 	if (ocl_cpu_kernels(c->ocl)) // GREY_CPU_PX pixels a work-item, one a work-group
-		return ocl_run(c->ocl, "grey", c->gin.ch, c->gin.ch == 3 ? "grey_cpu_c3" : "grey_cpu_c4",
+		return ocl_run(c->ocl, "grey", c->gin.ch,
+			       c->gin.ch == 3 ? "grey_cpu_c3" : "grey_cpu_c4",
 			       up_div(npx, GREY_CPU_PX), 1, 1, 1, args);
-	return ocl_run(c->ocl, "grey", c->gin.ch, c->gin.ch == 3 ? "grey_c3" : "grey_c4", up_div(npx, 16), 1,
-		       0, 0, args);
+	return ocl_run(c->ocl, "grey", c->gin.ch, c->gin.ch == 3 ? "grey_c3" : "grey_c4",
+		       up_div(npx, 16), 1, 0, 0, args);
 }
 
 const struct stage_ops stage_grey = {

@@ -148,8 +148,8 @@ static int histogram_cpu_cl(const struct stage_cl *c)
 		slice = HIST_CPU_MIN_SLICE;
 	if (slice > HIST_CPU_MAX_SLICE) // the kernel's argument is a uint
 		slice = HIST_CPU_MAX_SLICE;
-	return ocl_run(c->ocl, "histogram", c->gin.ch, kernel[c->gin.ch - 1], up_div(bytes, slice), 1,
-		       1, 1,
+	return ocl_run(c->ocl, "histogram", c->gin.ch, kernel[c->gin.ch - 1],
+		       up_div(bytes, slice), 1, 1, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
 					   OCL_UINT(c->side_offset / sizeof(uint32_t)),

@@ -91,7 +91,7 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 	if (ocl_cpu_kernels(c->ocl)) {
 		// one tile a work-group (kernels/remap.clh)
 		snprintf(kernel, sizeof kernel, "%s_cpu_c%d", name, ch);
-		return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(wo, REMAP_CPU_TX),
+		return ocl_run(c->ocl, program, ch, kernel, up_div(wo, REMAP_CPU_TX),
 			       up_div(ho, REMAP_CPU_TY), 1, 1, args);
 	}
 	// the word-wise kernel, where the device allows its work-group of tx/4 x ry items:
@@ -101,20 +101,20 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 	size_t ty = (size_t)remap_tile_rows(ch, lim.local_mem_bytes);
 	bool aligned = c->gin.w % 4 == 0 && c->gin.h % 4 == 0;
 	snprintf(kernel, sizeof kernel, "%s_%sc%d", name, aligned ? "" : "unaligned_", ch);
-	int fits = ocl_kernel_fits(c->ocl, program, c->gin.ch, kernel, tx / 4, ry);
+	int fits = ocl_kernel_fits(c->ocl, program, ch, kernel, tx / 4, ry);
 	if (fits < 0)
 		return -1;
 	if (fits)
-		return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(wo, tx) * (tx / 4), up_div(ho, ty) * ry,
-			       tx / 4, ry, args);
+		return ocl_run(c->ocl, program, ch, kernel, up_div(wo, tx) * (tx / 4),
+			       up_div(ho, ty) * ry, tx / 4, ry, args);
 	// else the byte-wise kernel, in work-groups of REMAP_T x REMAP_RY items or as many as the
 	// device allows
 	size_t wg, lw, lh;
-	if (ocl_kernel_wg_max(c->ocl, program, c->gin.ch, name, &wg) < 0)
+	if (ocl_kernel_wg_max(c->ocl, program, ch, name, &wg) < 0)
 		return -1;
 	ocl_local_shrink(&lim, wg, REMAP_T, REMAP_RY, &lw, &lh);
-	return ocl_run(c->ocl, program, c->gin.ch, name, up_div(wo, REMAP_T) * lw, up_div(ho, REMAP_T) * lh,
-		       lw, lh,
+	return ocl_run(c->ocl, program, ch, name, up_div(wo, REMAP_T) * lw,
+		       up_div(ho, REMAP_T) * lh, lw, lh,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(ch), OCL_END });
 }

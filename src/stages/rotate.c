@@ -366,11 +366,11 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 		static const char *const name[] = { NULL, "rotate_180_cpu_c1", "rotate_180_cpu_c2",
 						     "rotate_180_cpu_c3", "rotate_180_cpu_c4" };
 		size_t items = up_div((size_t)W * (size_t)H, ROTATE_180_CPU_PX);
-		return ocl_run(c->ocl, "rotate", c->gin.ch, name[ch], items, 1, 1, 1, args);
+		return ocl_run(c->ocl, "rotate", ch, name[ch], items, 1, 1, 1, args);
 	}
 	if (ch == 1 && W % 16 == 0)
-		return ocl_run(c->ocl, "rotate", c->gin.ch, "rotate_180_c1_16", (size_t)W / 16, (size_t)H, 0, 0,
-			       args);
+		return ocl_run(c->ocl, "rotate", ch, "rotate_180_c1_16", (size_t)W / 16, (size_t)H,
+			       0, 0, args);
 	// rotate_180_cN (W a multiple of 4: groups of 4 pixels in each row) or
 	// rotate_180_unaligned_cN (any W: groups of 4 pixels in the image as one row): each item
 	// reverses 4 groups, 256 items a work-group or as many as the device allows (the kernels
@@ -384,11 +384,11 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 	struct ocl_limits lim = ocl_get_limits(c->ocl);
 	size_t groups = rows ? (size_t)W / 4 : (size_t)W * (size_t)H / 4, wg, lw, lh;
 	size_t items = up_div(groups, 4) + (groups == 0); // item 0 copies the last pixels too
-	if (ocl_kernel_wg_max(c->ocl, "rotate", c->gin.ch, name[rows][ch], &wg) < 0)
+	if (ocl_kernel_wg_max(c->ocl, "rotate", ch, name[rows][ch], &wg) < 0)
 		return -1;
 	ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
-	return ocl_run(c->ocl, "rotate", c->gin.ch, name[rows][ch], up_div(items, lw) * lw, rows ? (size_t)H : 1,
-		       lw, 1, args);
+	return ocl_run(c->ocl, "rotate", ch, name[rows][ch], up_div(items, lw) * lw,
+		       rows ? (size_t)H : 1, lw, 1, args);
 }
 
 // ---- either path ------------------------------------------------------------------------------
@@ -423,7 +423,7 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	};
 	int fits = 0;
 	if (!ocl_cpu_kernels(c->ocl) && geom_bytes(&c->gin) <= INT32_MAX) {
-		fits = ocl_kernel_fits(c->ocl, "rotate", c->gin.ch, tiles[m.bilinear][ch], ROTATE_TILE,
+		fits = ocl_kernel_fits(c->ocl, "rotate", ch, tiles[m.bilinear][ch], ROTATE_TILE,
 				       ROTATE_RY(ch));
 		if (fits < 0)
 			return -1;
@@ -436,7 +436,8 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 				     : ch == 1	 ? "rotate_bilinear_cpu_c1"
 				     : ch == 3	 ? "rotate_bilinear_cpu_c3"
 						 : "rotate_bilinear_cpu";
-		return ocl_run(c->ocl, "rotate", c->gin.ch, kernel, (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
+		return ocl_run(c->ocl, "rotate", ch, kernel, (size_t)c->gout.w, (size_t)c->gout.h,
+			       0, 0,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 						   OCL_INT(c->gin.h), OCL_INT(ch), OCL_INT(c->gout.w),
 						   OCL_INT(c->gout.h), OCL_INT(m.c), OCL_INT(m.s),
@@ -445,7 +446,7 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	bool trans = llabs(m.s) > llabs(m.c);
 	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
 	size_t tw = up_div((size_t)c->gout.w, ROTATE_TILE), th = up_div((size_t)c->gout.h, ROTATE_TILE);
-	return ocl_run(c->ocl, "rotate", c->gin.ch, tiles[m.bilinear][ch], tw * ROTATE_TILE,
+	return ocl_run(c->ocl, "rotate", ch, tiles[m.bilinear][ch], tw * ROTATE_TILE,
 		       th * ROTATE_RY(ch), ROTATE_TILE, ROTATE_RY(ch),
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(c->gout.w),
