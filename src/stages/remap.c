@@ -17,9 +17,9 @@ enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 
 
 int remap_tile_rows(int ch, uint64_t local_mem_bytes)
 {
-	// REMAP_C4_TALL: a 4-channel tile of REMAP_TY rows (REMAP_TX rows of REMAP_TY + 1
-	// words in local memory) and 1 KiB to spare
-	const uint64_t tall = (uint64_t)REMAP_TX * (REMAP_TY + 1) * 4 + 1024;
+	// REMAP_C4_TALL: a 4-channel tile of REMAP_TY rows (the unaligned kernel's, the larger:
+	// REMAP_TX rows of REMAP_TY + 5 words in local memory) and 1 KiB to spare
+	const uint64_t tall = (uint64_t)REMAP_TX * (REMAP_TY + 5) * 4 + 1024;
 	return ch == 4 && local_mem_bytes < tall ? REMAP_TY_C4 : REMAP_TY;
 }
 
