@@ -37,8 +37,9 @@ static inline void rotate_180_reverse4(const int CH, const uint *iw, uint *ow)
 		ow[m] = as_uint(vload4(m, ob));
 }
 
-// W a multiple of 4: a row of 4 pixels is CH whole words; each item reverses 4 such groups
-// of one row, L groups apart (L the local size). Global (ceil(W/4 / (4 L)) * L, H).
+// W a multiple of 4, 2 to 4 channels (one channel takes the 16-byte kernels below): a row
+// of 4 pixels is CH whole words; each item reverses 4 such groups of one row, L groups apart
+// (L the local size). Global (ceil(W/4 / (4 L)) * L, H).
 #define ROTATE_180_WORDS(NAME, CH)                                                       \
 __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)           \
 {                                                                                       \
@@ -58,7 +59,6 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 			d[m] = ow[m];                                                   \
 	}                                                                               \
 }
-IF_C1(ROTATE_180_WORDS(rotate_180_c1, 1))
 
 #if CLIMG_HAS_CH(1)
 // One channel and W a multiple of 16: each item reverses one group of 16 pixels with one
@@ -72,18 +72,61 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 	out[(size_t)y * G + g] = as_uint4(s.sfedcba9876543210);
 }
 #endif
+#if CLIMG_HAS_CH(1)
+// One channel, W not a multiple of 16: the image as one row of n = W H bytes, reversed 16 at
+// a time. Output vector k (bytes 16k .. 16k + 15) is input bytes n - 16 - 16k .. n - 1 - 16k
+// reversed, which start n % 16 bytes into an aligned vector for every k: they come from that
+// vector and the next, shifted into place (for k = 0 the next may reach past the image's
+// end: byte by byte there). Each item reverses 4 vectors, L apart (L the local size); item
+// 0 also copies the last n % 16 bytes. Global (ceil(n/16 / (4 L)) * L, 1). On an H100,
+// 7681 x 4321: 0.0335-0.0336 -> 0.0296-0.0302 ms against ROTATE_180_UNALIGNED's groups of 4
+// bytes, which one channel no longer takes (docs/BENCHMARKS.md, twenty-eighth session).
+__kernel void rotate_180_unaligned_c1_16(__global const uint4 *in, __global uint4 *out, int W,
+					 int H)
+{
+	const ulong n = (ulong)W * H, K = n / 16;
+	const uint o = (uint)(n & 15), mw = o >> 2, sh = 8 * (o & 3);
+	const uint4 lo = (uint4)(mw, mw + 1, mw + 2, mw + 3), hi = lo + 1;
+	const int L = get_local_size(0);
+	const ulong g0 = get_group_id(0) * (ulong)L * 4 + get_local_id(0);
+	__global const uchar *in8 = (__global const uchar *)in;
+#pragma unroll
+	for (int q = 0; q < 4; q++) {
+		const ulong k = g0 + (ulong)q * L;
+		if (k >= K)
+			break;
+		const ulong s = n - 16 - 16 * k; // the input bytes' first
+		uint4 v;
+		if (o && k == 0) {
+			v = as_uint4(vload16(0, in8 + s));
+		} else {
+			const uint4 a = in[s >> 4], b = o ? in[(s >> 4) + 1] : a;
+			const uint4 x = shuffle2(a, b, lo), y = shuffle2(a, b, hi);
+			v = sh ? x >> sh | y << (32 - sh) : x;
+		}
+		out[k] = as_uint4(as_uchar16(v).sfedcba9876543210);
+	}
+	if (g0 == 0) {
+		__global uchar *out8 = (__global uchar *)out;
+		for (ulong b = 16 * K; b < n; b++)
+			out8[b] = in8[n - 1 - b];
+	}
+}
+#endif
 IF_C2(ROTATE_180_WORDS(rotate_180_c2, 2))
 IF_C3(ROTATE_180_WORDS(rotate_180_c3, 3))
 IF_C4(ROTATE_180_WORDS(rotate_180_c4, 4))
 
-// Any size: the image as one row of n = W H pixels, reversed. Output group k (pixels 4k ..
-// 4k + 3: CH whole words) comes from input pixels n - 4 - 4k .. n - 1 - 4k, whose bytes start
-// at (n - 4 - 4k) CH, misaligned by (n CH) % 4 bytes for every k: its CH words come from the
-// CH + 1 aligned words that hold them, shifted into place (for k = 0 the last of those may
-// reach past the image's end: byte by byte there). Each item reverses 4 groups, L apart
-// (L the local size); item 0 also copies the last n % 4 output pixels, byte by byte.
+// Any size, 2 to 4 channels: the image as one row of n = W H pixels, reversed. Output group
+// k (pixels 4k .. 4k + 3: CH whole words) comes from input pixels n - 4 - 4k .. n - 1 - 4k,
+// whose bytes start at (n - 4 - 4k) CH, misaligned by (n CH) % 4 bytes for every k: its CH
+// words come from the CH + 1 aligned words that hold them, shifted into place (for k = 0 the
+// last of those may reach past the image's end: byte by byte there). Each item reverses 4
+// groups, L apart (L the local size); item 0 also copies the last n % 4 output pixels, byte
+// by byte.
 // Global (ceil(n/4 / (4 L)) * L, 1). On an H100, 7681 x 4321: RGB 0.205 -> 0.075 ms and grey
-// 0.117 -> 0.034 ms against one work-item a pixel (docs/BENCHMARKS.md, twenty-fifth session).
+// 0.117 -> 0.034 ms against one work-item a pixel (docs/BENCHMARKS.md, twenty-fifth session;
+// grey now takes rotate_180_unaligned_c1_16).
 #define ROTATE_180_UNALIGNED(NAME, CH)                                                   \
 __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)           \
 {                                                                                       \
@@ -115,7 +158,6 @@ __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)   
 			out8[b] = in8[(n - 1 - b / CH) * CH + b % CH];                   \
 	}                                                                               \
 }
-IF_C1(ROTATE_180_UNALIGNED(rotate_180_unaligned_c1, 1))
 IF_C2(ROTATE_180_UNALIGNED(rotate_180_unaligned_c2, 2))
 IF_C3(ROTATE_180_UNALIGNED(rotate_180_unaligned_c3, 3))
 IF_C4(ROTATE_180_UNALIGNED(rotate_180_unaligned_c4, 4))
