@@ -71,8 +71,7 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 	uchar16 s = as_uchar16(in[(size_t)(H - 1 - y) * G + (G - 1 - g)]);
 	out[(size_t)y * G + g] = as_uint4(s.sfedcba9876543210);
 }
-#endif
-#if CLIMG_HAS_CH(1)
+
 // One channel, W not a multiple of 16: the image as one row of n = W H bytes, reversed 16 at
 // a time. Output vector k (bytes 16k .. 16k + 15) is input bytes n - 16 - 16k .. n - 1 - 16k
 // reversed, which start n % 16 bytes into an aligned vector for every k: they come from that

@@ -371,30 +371,22 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 	if (ch == 1 && W % 16 == 0)
 		return ocl_run(c->ocl, "rotate", ch, "rotate_180_c1_16", (size_t)W / 16, (size_t)H,
 			       0, 0, args);
-	struct ocl_limits lim = ocl_get_limits(c->ocl);
-	size_t wg, lw, lh;
-	if (ch == 1) {
-		// rotate_180_unaligned_c1_16: the image as one row of 16-byte vectors, 4 an item
-		size_t vecs = (size_t)W * (size_t)H / 16, items = up_div(vecs, 4) + (vecs == 0);
-		if (ocl_kernel_wg_max(c->ocl, "rotate", ch, "rotate_180_unaligned_c1_16", &wg) < 0)
-			return -1;
-		ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
-		return ocl_run(c->ocl, "rotate", ch, "rotate_180_unaligned_c1_16",
-			       up_div(items, lw) * lw, 1, lw, 1, args);
-	}
-	// otherwise, with more channels, rotate_180_cN (W a multiple of 4: groups of 4 pixels in
-	// each row) or rotate_180_unaligned_cN (any W: groups of 4 pixels in the image as one
-	// row): each item
-	// reverses 4 groups, 256 items a work-group or as many as the device allows (the kernels
-	// take any)
+	// the others reverse 4 groups an item, 256 items a work-group or as many as the device
+	// allows (the kernels take any): rotate_180_unaligned_c1_16 (one channel, any W: groups
+	// of 16 bytes in the image as one row), rotate_180_cN (W a multiple of 4: groups of 4
+	// pixels in each row) or rotate_180_unaligned_cN (any W: groups of 4 pixels in the image
+	// as one row)
 	static const char *const name[2][5] = {
-		{ NULL, NULL, "rotate_180_unaligned_c2", "rotate_180_unaligned_c3",
-		  "rotate_180_unaligned_c4" },
+		{ NULL, "rotate_180_unaligned_c1_16", "rotate_180_unaligned_c2",
+		  "rotate_180_unaligned_c3", "rotate_180_unaligned_c4" },
 		{ NULL, NULL, "rotate_180_c2", "rotate_180_c3", "rotate_180_c4" },
 	};
-	const bool rows = W % 4 == 0;
-	size_t groups = rows ? (size_t)W / 4 : (size_t)W * (size_t)H / 4;
-	size_t items = up_div(groups, 4) + (groups == 0); // item 0 copies the last pixels too
+	const size_t n = (size_t)W * (size_t)H;
+	const bool rows = ch > 1 && W % 4 == 0;
+	const size_t groups = ch == 1 ? n / 16 : rows ? (size_t)W / 4 : n / 4;
+	const size_t items = up_div(groups, 4) + (groups == 0); // item 0 copies the last pixels too
+	struct ocl_limits lim = ocl_get_limits(c->ocl);
+	size_t wg, lw, lh;
 	if (ocl_kernel_wg_max(c->ocl, "rotate", ch, name[rows][ch], &wg) < 0)
 		return -1;
 	ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
