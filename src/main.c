@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 // climg: argv to options and a chain of stages; runs it; picks the exit status.
 //   0 success, 1 run-time failure, 2 usage error, 3 --verify found a difference.
+#define _DEFAULT_SOURCE // madvise
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -267,6 +270,7 @@ struct decode_job {
 	int rc;           // img_reader_decode's
 	double ms, end;   // its time, and now_ms() when it ended
 	char msg[1024];   // err_msg() of a failure
+	atomic_bool done; // set when it has ended
 };
 
 static double now_ms(void)
@@ -286,6 +290,7 @@ static void *decode_thread(void *arg)
 		snprintf(j->msg, sizeof j->msg, "%s", err_msg());
 	j->end = now_ms();
 	j->ms = j->end - t0;
+	atomic_store(&j->done, true);
 	return NULL;
 }
 
@@ -297,6 +302,44 @@ static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst,
 	j->started = alongside && pthread_create(&j->thread, NULL, decode_thread, j) == 0;
 	if (!j->started)
 		decode_thread(j);
+}
+
+// ---- memory made present while the input decodes ------------------------------------------
+// The first write to each page of fresh memory is a page fault, and on a small virtual
+// machine those cost more than the stages: on the 2-core VM (docs/BENCHMARKS.md,
+// twenty-ninth session) writing 99.5 MB of fresh memory took 265 ms, writing it again 5 ms,
+// so `rotate:90` of an 8K image on PoCL took 170 ms, not 10, writing its output into fresh
+// memory, and the decoder spent its time faulting in its own. Linux's MADV_POPULATE_WRITE
+// (5.14 and later) makes a range present, without writing to it, in a fraction of that time
+// (15 ms there, and the first write then 51 ms). So while the input decodes on the other thread
+// and this one, the device open, has nothing else to do, it makes the decoder's memory
+// present ahead of it (the decoder's bytes are not touched), then on a zero-copy device the
+// memory the stages will write. It stops as soon as the decoder has ended: from then on the
+// run waits for nothing, and the stages fault in what is left on all their threads. Only a
+// hint: where the kernel does not have it, nothing is made present.
+#define POPULATE_CHUNK ((size_t)8 << 20)
+
+// Makes p .. p + bytes present, a chunk at a time, until the decoder j has ended. False
+// where the kernel cannot.
+static bool populate_while_decoding(const struct decode_job *j, void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p, end = a + bytes;
+
+	if (!p || page <= 0)
+		return true;
+	a = (a + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+	end = end / (uintptr_t)page * (uintptr_t)page;
+	for (; a < end && !atomic_load(&j->done); a += POPULATE_CHUNK)
+		if (madvise((void *)a, end - a < POPULATE_CHUNK ? end - a : POPULATE_CHUNK,
+			    MADV_POPULATE_WRITE) != 0)
+			return false;
+	return true;
+#else
+	(void)j, (void)p, (void)bytes;
+	return false;
+#endif
 }
 
 // Waits for the decoder, if it runs.
@@ -340,6 +383,7 @@ static struct ocl *open_device(const struct options *o, bool *failed)
 // pipeline_cl uploads it where a device wants more). Huge pages, and touching every page
 // before decoding, were measured too: neither was faster on every image, and huge pages at
 // times waited 200 ms for the kernel to find them (docs/BENCHMARKS.md, eleventh session).
+// Making its pages present while it decodes is another matter: populate_while_decoding.
 static void *image_alloc(size_t bytes)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -688,6 +732,7 @@ static int run(const struct options *o, struct chain *chain)
 	struct timing tm = { .t0 = now_ms() };
 	struct run_times *times = NULL;
 	struct decode_job dec = { 0 };
+	struct pipeline_mem mem = { 0 };
 	void *pinned = NULL, *decoded = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
 	double open_end;
@@ -773,6 +818,15 @@ static int run(const struct options *o, struct chain *chain)
 		pinned = ocl_host_alloc(dev, pinned_bytes);
 	}
 	open_end = now_ms();
+	// While the input still decodes: its memory made present ahead of the decoder, then on a
+	// zero-copy device the memory the stages will write (populate_while_decoding). Not
+	// having that memory yet is no error: pipeline_cl then makes its own, or says why not.
+	if (!dev_failed && dec.started && populate_while_decoding(&dec, in.data, geom_bytes(&g)) &&
+	    dev && pipeline_zero_copy(dev) && !o->verify) {
+		if (pipeline_mem_alloc(chain, dev, &mem) == 0 &&
+		    populate_while_decoding(&dec, mem.out, mem.bytes))
+			populate_while_decoding(&dec, mem.tmp, mem.bytes);
+	}
 	tm.open_ms = open_end - tm.open_ms;
 	decode_join(&dec);
 	tm.decode_ms = dec.ms;
@@ -813,7 +867,7 @@ static int run(const struct options *o, struct chain *chain)
 		if (rc != 0)
 			goto fail;
 	} else if (dev) {
-		if (pipeline_cl(chain, dev, &in, reuse_bytes, &res, times) < 0) {
+		if (pipeline_cl(chain, dev, &in, reuse_bytes, &mem, &res, times) < 0) {
 			dev_error = device_named;
 			if (device_named)
 				goto fail;
@@ -879,6 +933,7 @@ fail:
 	ocl_host_free(dev, in.data);
 	ocl_host_free(dev, pinned);
 	ocl_host_free(dev, res.data);
+	pipeline_mem_free(&mem);
 	ocl_close(dev);
 	free(tm.stage_ms);
 	return status;

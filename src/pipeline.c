@@ -291,7 +291,8 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 // decoded input is wrapped read-only and read in place, the last image-writing stage
 // writes straight into the output image's host memory (a wrapper of max_bytes, as earlier
 // stages may write larger images into it), and the stages before it alternate between
-// that and one ordinary buffer, created only when two or more stages write images. Stage j
+// that and a wrapper of a second such block, made only when two or more stages write
+// images (both blocks the caller's pipeline_mem where it made them). Stage j
 // of k image-writing stages (1-based) writes buffer (k - j) % 2, so the last one writes
 // buffer 0, the output. Either way no stage writes the input, so without reuse_bytes the
 // caller's image stays intact for the CPU path after a device failure.
@@ -319,6 +320,7 @@ struct cl_run {
 	struct geom g;
 	struct ocl_buf *side; // every stage's side output, its copies at side_cl_offset; or NULL
 	uint8_t *host_out; // zero-copy: the host memory buf[0] wraps, until handed to the caller
+	uint8_t *host_tmp; // zero-copy: the host memory buf[1] wraps, or NULL
 };
 
 static void cl_release(struct cl_run *r)
@@ -331,8 +333,9 @@ static void cl_release(struct cl_run *r)
 	ocl_buf_free(r->buf[1]);
 	ocl_buf_free(r->side);
 	free(r->host_out);
+	free(r->host_tmp);
 	r->in = r->cur = r->buf[0] = r->buf[1] = r->side = NULL;
-	r->host_out = NULL;
+	r->host_out = r->host_tmp = NULL;
 }
 
 // Whether the stage can run on OpenCL: every CPU hook it has has its OpenCL twin.
@@ -350,11 +353,36 @@ static int image_stages(const struct chain *c)
 	return k;
 }
 
-// Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
-// device wants (ocl_wrap_aligned), else uploaded into a buffer of its own.
-static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const struct img *in,
-			      struct run_times *t)
+int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m)
 {
+	int k = image_stages(c);
+
+	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
+	if (k >= 1 && !(m->out = ocl_wrap_alloc(o, c->max_bytes))) {
+		pipeline_mem_free(m);
+		return err_prefix("the output image");
+	}
+	if (k >= 2 && !(m->tmp = ocl_wrap_alloc(o, c->max_bytes))) {
+		pipeline_mem_free(m);
+		return err_prefix("the images between stages");
+	}
+	return 0;
+}
+
+void pipeline_mem_free(struct pipeline_mem *m)
+{
+	free(m->out);
+	free(m->tmp);
+	*m = (struct pipeline_mem){ 0 };
+}
+
+// Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
+// device wants (ocl_wrap_aligned), else uploaded into a buffer of its own. The host memory
+// the stages write: mem's where it has it (taken from it), else allocated here.
+static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const struct img *in,
+			      struct pipeline_mem *mem, struct run_times *t)
+{
+	struct pipeline_mem own = { 0 };
 	struct ocl *o = r->ocl;
 	int k = image_stages(c);
 	double t0 = now_ms();
@@ -374,22 +402,24 @@ static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const str
 		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
 			return -1;
 	}
-	if (k >= 1) {
-		r->host_out = ocl_wrap_alloc(o, c->max_bytes);
-		if (!r->host_out)
-			return err_prefix("the output image");
-		r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false);
-		if (!r->buf[0])
+	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain
+		if (pipeline_mem_alloc(c, o, &own) < 0)
 			return -1;
+		mem = &own;
 	}
-	if (k >= 2 && !(r->buf[1] = ocl_buf_new(o, c->max_bytes)))
+	r->host_out = mem->out;
+	r->host_tmp = mem->tmp;
+	mem->out = mem->tmp = NULL;
+	if (k >= 1 && !(r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false)))
+		return -1;
+	if (k >= 2 && !(r->buf[1] = ocl_buf_wrap(o, r->host_tmp, c->max_bytes, false)))
 		return -1;
 	r->next = k >= 1 ? (k - 1) % 2 : 0;
 	return 0;
 }
 
 static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in,
-		    struct run_times *t)
+		    struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl_program_id programs[64];
 	int n = chain_programs(c, programs, 64);
@@ -404,7 +434,7 @@ static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, cons
 	if (t)
 		t->build_ms = now_ms() - t0;
 	if (pipeline_zero_copy(o)) {
-		if (cl_start_zero_copy(r, c, in, t) < 0)
+		if (cl_start_zero_copy(r, c, in, mem, t) < 0)
 			goto fail;
 	} else {
 		r->buf[0] = ocl_buf_new(o, c->max_bytes);
@@ -473,7 +503,7 @@ static int side_download(const struct chain *c, struct ocl *o, struct ocl_buf *s
 }
 
 int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reuse_bytes,
-		struct img *out, struct run_times *t)
+		struct pipeline_mem *mem, struct img *out, struct run_times *t)
 {
 	struct cl_run r;
 	size_t bytes = geom_bytes(&c->out);
@@ -483,7 +513,7 @@ int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reu
 	for (int i = 0; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path", c->st[i].token);
-	if (cl_start(&r, c, o, in, t) < 0)
+	if (cl_start(&r, c, o, in, mem, t) < 0)
 		return -1;
 	for (int i = 0; i < c->n; i++) {
 		if (cl_step(&r, &c->st[i]) < 0)
@@ -605,7 +635,7 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 	}
 	if (t)
 		t->verified = true;
-	if (cl_start(&cl, c, o, in, t) < 0)
+	if (cl_start(&cl, c, o, in, NULL, t) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct chain_stage *s = &c->st[i];

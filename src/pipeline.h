@@ -89,12 +89,29 @@ struct run_times {
 int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 		 struct run_times *t);
 
+// Host memory for the images a zero-copy run writes (see pipeline_cl), made before the run
+// so that the caller can make its pages present while the input decodes: out for the last
+// image-writing stage (then the output image), tmp for the stages before it (NULL where
+// fewer than two stages write an image), each bytes (c->max_bytes) of ocl_wrap_alloc memory.
+struct pipeline_mem {
+	void *out, *tmp;
+	size_t bytes;
+};
+
+// Makes m for c on o. -1 with err set, m then empty.
+int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m);
+
+// Frees what pipeline_cl did not take of m, and empties it.
+void pipeline_mem_free(struct pipeline_mem *m);
+
 // Runs the planned chain on the device: one upload, every stage on one in-order queue
 // with two device buffers in turn, one download of the image and one of all side outputs.
 // On a device whose memory is the host's (ocl_host_unified) and unless CLIMG_ZERO_COPY=0,
 // zero-copy instead: the stages read in->data in place (when it is aligned as
 // ocl_wrap_aligned asks; else it is uploaded) and the last stage writes out->data in
 // place. out->data is host memory to free with ocl_host_free(o, ...). t may be NULL.
+// mem (may be NULL): zero-copy takes its memory (emptying it) rather than allocating; made
+// by pipeline_mem_alloc for c.
 // in is not written, unless reuse_bytes is not 0: then in->data must be that many bytes of
 // ocl_host_alloc memory, and where the output fits in them and no zero-copy, the image is
 // downloaded there (the device no longer needs the input once uploaded), which saves
@@ -102,7 +119,7 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
 // success out->data then takes in->data and in->data becomes NULL; on failure in->data
 // stays the caller's, its bytes undefined.
 int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reuse_bytes,
-		struct img *out, struct run_times *t);
+		struct pipeline_mem *mem, struct img *out, struct run_times *t);
 
 // Whether pipeline_cl on o copies nothing (see above): the device's memory is the host's,
 // and CLIMG_ZERO_COPY does not say 0 (for comparisons and for drivers that misbehave).

@@ -1464,7 +1464,9 @@ static void test_messages(void)
 // says which transfers were left out. Then with reuse_bytes on pinned input memory of the
 // input's size and of room for the output too: the same bytes, and the output takes the
 // input's memory exactly where it fits and the run is not zero-copy; elsewhere the input
-// is intact and stays the caller's.
+// is intact and stays the caller's. On a zero-copy device, a third run is given memory made
+// by pipeline_mem_alloc: the same bytes, written into that memory (the output is its out
+// block), which the run takes (mem emptied).
 static void test_pipeline_cl(void)
 {
 	static const char *const chains[][6] = {
@@ -1512,36 +1514,55 @@ static void test_pipeline_cl(void)
 			memcpy(cpu_side, c.side, c.side_bytes);
 		for (int i = 0; i < c.n; i++)
 			writers += !c.st[i].plan.passthrough;
-		for (int a = 0; a < 2; a++) {
+		for (int a = 0; a < 3; a++) {
+			static const char *const how[] = { "aligned", "unaligned",
+							   "aligned, pipeline_mem," };
 			struct img out = { 0 };
 			struct run_times t = { .stage_ms = stage_ms };
-			bool in_place = ocl_host_unified(o) && !(env && !strcmp(env, "0")) && a == 0;
+			struct pipeline_mem mem = { 0 };
+			void *mem_out = NULL;
+			bool zero_copy = ocl_host_unified(o) && !(env && !strcmp(env, "0"));
+			bool in_place = zero_copy && a != 1;
 			int rc;
-			in.data = a ? raw + 1 : aligned;
+			if (a == 2) {
+				if (!zero_copy)
+					continue;
+				rc = pipeline_mem_alloc(&c, o, &mem);
+				CHECK("pipeline_mem_alloc", rc == 0 && mem.bytes == c.max_bytes &&
+								    !mem.out == !writers &&
+								    !mem.tmp == (writers < 2));
+				mem_out = mem.out;
+			}
+			in.data = a == 1 ? raw + 1 : aligned;
 			memcpy(in.data, ref, sizeof ref);
 			if (c.side_bytes)
 				memset(c.side, 0xee, c.side_bytes);
-			rc = pipeline_cl(&c, o, &in, false, &out, &t);
+			rc = pipeline_cl(&c, o, &in, false, a == 2 ? &mem : NULL, &out, &t);
+			if (a == 2) {
+				snprintf(name, sizeof name, "pipeline_cl %s%s, pipeline_mem: taken",
+					 chains[k][0], n > 1 ? "..." : "");
+				CHECK(name, rc == 0 && !mem.out && !mem.tmp &&
+						    (!writers || out.data == mem_out));
+				pipeline_mem_free(&mem);
+			}
 			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: runs", chains[k][0],
-				 n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+				 n > 1 ? "..." : "", how[a]);
 			CHECK(name, rc == 0);
 			if (rc < 0) {
 				printf("INFO %s\n", err_msg());
 				continue;
 			}
 			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: the CPU bytes",
-				 chains[k][0], n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+				 chains[k][0], n > 1 ? "..." : "", how[a]);
 			CHECK(name, img_is(&out, cpu.w, cpu.h, cpu.ch, cpu.data) &&
 					    (!c.side_bytes || !memcmp(c.side, cpu_side, c.side_bytes)));
 			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: input intact",
-				 chains[k][0], n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+				 chains[k][0], n > 1 ? "..." : "", how[a]);
 			CHECK(name, !memcmp(in.data, ref, sizeof ref));
 			snprintf(name, sizeof name, "pipeline_cl %s%s, %s input: zero-copy where due",
-				 chains[k][0], n > 1 ? "..." : "", a ? "unaligned" : "aligned");
+				 chains[k][0], n > 1 ? "..." : "", how[a]);
 			CHECK(name, t.upload_in_place == in_place &&
-					    t.download_in_place == (ocl_host_unified(o) &&
-								    !(env && !strcmp(env, "0")) &&
-								    writers > 0));
+					    t.download_in_place == (zero_copy && writers > 0));
 			ocl_host_free(o, out.data);
 		}
 		for (int room = 0; room < 2; room++) {
@@ -1558,7 +1579,7 @@ static void test_pipeline_cl(void)
 				memcpy(mem, ref, sizeof ref);
 				if (c.side_bytes)
 					memset(c.side, 0xee, c.side_bytes);
-				rc = pipeline_cl(&c, o, &pin, cap, &out, NULL);
+				rc = pipeline_cl(&c, o, &pin, cap, NULL, &out, NULL);
 			}
 			snprintf(name, sizeof name, "pipeline_cl %s%s, reuse_bytes %zu: the CPU bytes",
 				 chains[k][0], n > 1 ? "..." : "", cap);
