@@ -259,8 +259,11 @@ static void list_stages(void)
 // device with memory of its own, allocates the pinned memory the input will be uploaded
 // from (and the output downloaded into); the decoded image is then copied there
 // (copy_in), a few ms, and uploads at full speed. A zero-copy device (PoCL) reads the
-// decoded image in place: no pinned memory, no copy. Every OpenCL call stays on this
-// thread (drivers keep state of their own per thread). The decoder prints nothing;
+// decoded image in place: no pinned memory, no copy. With --cpu there is no device to open,
+// but the input decodes on the second thread all the same, so that this one can make the
+// memory the decoder and the stages write present meanwhile (populate_while_decoding).
+// Every OpenCL call stays on this thread (drivers keep state of their own per thread).
+// The decoder prints nothing;
 // err_set() keeps a message per thread, so the thread hands its message over in msg.
 struct decode_job {
 	struct img_reader *rd;
@@ -294,12 +297,11 @@ static void *decode_thread(void *arg)
 	return NULL;
 }
 
-// Decodes rd into dst: on a second thread when the device opens meanwhile (alongside), else,
-// or when no thread can be started, here and now.
-static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst, bool alongside)
+// Decodes rd into dst: on a second thread, or where none can be started, here and now.
+static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst)
 {
 	*j = (struct decode_job){ .rd = rd, .dst = dst };
-	j->started = alongside && pthread_create(&j->thread, NULL, decode_thread, j) == 0;
+	j->started = pthread_create(&j->thread, NULL, decode_thread, j) == 0;
 	if (!j->started)
 		decode_thread(j);
 }
@@ -311,12 +313,13 @@ static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst,
 // so `rotate:90` of an 8K image on PoCL took 170 ms, not 10, writing its output into fresh
 // memory, and the decoder spent its time faulting in its own. Linux's MADV_POPULATE_WRITE
 // (5.14 and later) makes a range present, without writing to it, in a fraction of that time
-// (15 ms there, and the first write then 51 ms). So while the input decodes on the other thread
-// and this one, the device open, has nothing else to do, it makes the decoder's memory
-// present ahead of it (the decoder's bytes are not touched), then on a zero-copy device the
-// memory the stages will write. It stops as soon as the decoder has ended: from then on the
-// run waits for nothing, and the stages fault in what is left on all their threads. Only a
-// hint: where the kernel does not have it, nothing is made present.
+// (15 ms there, and the first write then 51 ms). So while the input decodes on the other
+// thread and this one, the device open (or found missing, or --cpu), has nothing else to
+// do, it makes the decoder's memory present ahead of it (the decoder's bytes are not
+// touched), then, for the CPU path or a zero-copy device, the memory the stages will write.
+// It stops as soon as the decoder has ended: from then on the run waits for nothing, and
+// the stages fault in what is left on all their threads. Only a hint: where the kernel does
+// not have it, nothing is made present.
 #define POPULATE_CHUNK ((size_t)8 << 20)
 
 // Makes p .. p + bytes present, a chunk at a time, until the decoder j has ended. False
@@ -802,7 +805,7 @@ static int run(const struct options *o, struct chain *chain)
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
-	decode_start(&dec, rd, in.data, !o->cpu);
+	decode_start(&dec, rd, in.data);
 	tm.open_ms = now_ms();
 	dev = open_device(o, &dev_failed);
 	if (dev && o->time && ocl_profile(dev) < 0)
@@ -818,16 +821,17 @@ static int run(const struct options *o, struct chain *chain)
 		pinned = ocl_host_alloc(dev, pinned_bytes);
 	}
 	open_end = now_ms();
-	// While the input still decodes: its memory made present ahead of the decoder, then on a
-	// zero-copy device the memory the stages will write (populate_while_decoding). Not
-	// having that memory yet is no error: pipeline_cl then makes its own, or says why not.
+	tm.open_ms = open_end - tm.open_ms;
+	// While the input still decodes: its memory made present ahead of the decoder, then,
+	// for the CPU path or a zero-copy device, the memory the stages will write
+	// (populate_while_decoding). Not having that memory yet is no error: the run then
+	// makes its own, or says why it cannot.
 	if (!dev_failed && dec.started && populate_while_decoding(&dec, in.data, geom_bytes(&g)) &&
-	    dev && pipeline_zero_copy(dev) && !o->verify) {
+	    (!dev || pipeline_zero_copy(dev)) && !o->verify) {
 		if (pipeline_mem_alloc(chain, dev, &mem) == 0 &&
 		    populate_while_decoding(&dec, mem.out, mem.bytes))
 			populate_while_decoding(&dec, mem.tmp, mem.bytes);
 	}
-	tm.open_ms = open_end - tm.open_ms;
 	decode_join(&dec);
 	tm.decode_ms = dec.ms;
 	tm.decode_strips = img_reader_strips(rd);
@@ -880,12 +884,12 @@ static int run(const struct options *o, struct chain *chain)
 				in.data = decoded;
 				decoded = NULL;
 			}
-			if (pipeline_cpu(chain, &in, &res, times) < 0)
+			if (pipeline_cpu(chain, &in, &mem, &res, times) < 0)
 				goto fail;
 		}
 		free(decoded);
 		decoded = NULL;
-	} else if (pipeline_cpu(chain, &in, &res, times) < 0) {
+	} else if (pipeline_cpu(chain, &in, &mem, &res, times) < 0) {
 		goto fail;
 	}
 

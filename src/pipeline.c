@@ -210,15 +210,25 @@ struct cpu_run {
 	struct geom g;
 };
 
-static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img *in)
+// The two image buffers: mem's where it was made for c (taken from it), else allocated.
+static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img *in,
+		     struct pipeline_mem *mem)
 {
 	r->cur = in->data;
 	r->g = c->in;
 	r->next = 0;
 	if (c->side)
 		memset(c->side, 0, c->side_bytes);
-	r->buf[0] = malloc(c->max_bytes);
-	r->buf[1] = malloc(c->max_bytes);
+	r->buf[0] = r->buf[1] = NULL;
+	if (mem && mem->bytes == c->max_bytes) {
+		r->buf[0] = mem->out;
+		r->buf[1] = mem->tmp;
+		mem->out = mem->tmp = NULL;
+	}
+	if (!r->buf[0])
+		r->buf[0] = malloc(c->max_bytes);
+	if (!r->buf[1])
+		r->buf[1] = malloc(c->max_bytes);
 	if (!r->buf[0] || !r->buf[1]) {
 		FREE(r->buf[0]);
 		FREE(r->buf[1]);
@@ -268,11 +278,11 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
-		 struct run_times *t)
+int pipeline_cpu(const struct chain *c, const struct img *in, struct pipeline_mem *mem,
+		 struct img *out, struct run_times *t)
 {
 	struct cpu_run r;
-	if (cpu_start(&r, c, in) < 0)
+	if (cpu_start(&r, c, in, mem) < 0)
 		return -1;
 	for (int i = 0; i < c->n; i++) {
 		double t0 = t ? now_ms() : 0;
@@ -353,16 +363,26 @@ static int image_stages(const struct chain *c)
 	return k;
 }
 
+// A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
+// CPU path (o NULL) plain memory. NULL with err set.
+static void *mem_block(struct ocl *o, size_t bytes)
+{
+	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
+	if (!p && !o)
+		err_set("out of memory for %zu bytes", bytes);
+	return p;
+}
+
 int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m)
 {
 	int k = image_stages(c);
 
 	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
-	if (k >= 1 && !(m->out = ocl_wrap_alloc(o, c->max_bytes))) {
+	if (k >= 1 && !(m->out = mem_block(o, c->max_bytes))) {
 		pipeline_mem_free(m);
 		return err_prefix("the output image");
 	}
-	if (k >= 2 && !(m->tmp = ocl_wrap_alloc(o, c->max_bytes))) {
+	if (k >= 2 && !(m->tmp = mem_block(o, c->max_bytes))) {
 		pipeline_mem_free(m);
 		return err_prefix("the images between stages");
 	}
@@ -625,7 +645,7 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 	for (int i = 0; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path to verify", c->st[i].token);
-	if (cpu_start(&cpu, c, in) < 0)
+	if (cpu_start(&cpu, c, in, NULL) < 0)
 		return -1;
 	// room for the largest image, and then for all side outputs
 	check = malloc(c->max_bytes > c->side_bytes ? c->max_bytes : c->side_bytes);

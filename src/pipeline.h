@@ -84,25 +84,29 @@ struct run_times {
 	bool verified; // set by pipeline_verify: the output is the CPU path's, not downloaded
 };
 
-// Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
-// (free() it) and holds c->out; the side outputs are in c->side. t may be NULL.
-int pipeline_cpu(const struct chain *c, const struct img *in, struct img *out,
-		 struct run_times *t);
-
-// Host memory for the images a zero-copy run writes (see pipeline_cl), made before the run
-// so that the caller can make its pages present while the input decodes: out for the last
-// image-writing stage (then the output image), tmp for the stages before it (NULL where
-// fewer than two stages write an image), each bytes (c->max_bytes) of ocl_wrap_alloc memory.
+// Host memory for the images a run writes on the CPU path or zero-copy (see pipeline_cl),
+// made before the run so that the caller can make its pages present while the input
+// decodes: two blocks of bytes (c->max_bytes) each, out and tmp, the stages' images in
+// turn, out the one that the only or (zero-copy) the last image-writing stage writes; tmp
+// NULL where fewer than two stages write an image, both NULL where none does.
 struct pipeline_mem {
 	void *out, *tmp;
 	size_t bytes;
 };
 
-// Makes m for c on o. -1 with err set, m then empty.
+// Makes m for c: on device o (a zero-copy one) ocl_wrap_alloc memory, for the CPU path
+// (o NULL) plain memory. -1 with err set, m then empty.
 int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m);
 
-// Frees what pipeline_cl did not take of m, and empties it.
+// Frees what a run did not take of m, and empties it.
 void pipeline_mem_free(struct pipeline_mem *m);
+
+// Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
+// (free() it) and holds c->out; the side outputs are in c->side. t may be NULL. mem (may be
+// NULL): the run takes its memory (emptying it) rather than allocating; made by
+// pipeline_mem_alloc for c (for the CPU path or a device).
+int pipeline_cpu(const struct chain *c, const struct img *in, struct pipeline_mem *mem,
+		 struct img *out, struct run_times *t);
 
 // Runs the planned chain on the device: one upload, every stage on one in-order queue
 // with two device buffers in turn, one download of the image and one of all side outputs.

@@ -108,7 +108,7 @@ static struct img run_chain(int n, const char **tokens, const struct img *in)
 	struct img out = { 0 };
 	struct geom g = { in->w, in->h, in->ch };
 	if (chain_parse(&c, n, (char **)tokens) < 0 || chain_plan(&c, &g) < 0 ||
-	    pipeline_cpu(&c, in, &out, NULL) < 0) {
+	    pipeline_cpu(&c, in, NULL, &out, NULL) < 0) {
 		printf("FAIL run_chain: %s\n", err_msg());
 		failures++;
 		exit(1);
@@ -1172,11 +1172,66 @@ static int run_kept(struct chain *c, int n, const char **tokens, const struct im
 	struct geom g = { in->w, in->h, in->ch };
 	if (chain_parse(c, n, (char **)tokens) < 0)
 		return -1;
-	if (chain_plan(c, &g) < 0 || pipeline_cpu(c, in, out, NULL) < 0) {
+	if (chain_plan(c, &g) < 0 || pipeline_cpu(c, in, NULL, out, NULL) < 0) {
 		chain_free(c);
 		return -1;
 	}
 	return 0;
+}
+
+// pipeline_cpu given memory from pipeline_mem_alloc (for the CPU path: no device) takes it
+// (mem emptied), writes the stages' images into its blocks in turn (the output is out after
+// an odd number of image-writing stages, tmp after an even one) and gives the bytes it
+// gives without it, for chains writing 0 to 3 images.
+static void test_pipeline_cpu_mem(void)
+{
+	static const char *const chains[][4] = {
+		{ "histogram" },
+		{ "rotate:90" },
+		{ "rotate:30", "grey" },
+		{ "transpose", "histogram", "rotate:-30", "convolve:box" },
+	};
+	static const int writers[] = { 0, 1, 2, 3 };
+	uint8_t px[11 * 7 * 3];
+	struct img in = { 11, 7, 3, px };
+	struct geom g = { 11, 7, 3 };
+	uint32_t v = 99;
+
+	for (size_t i = 0; i < sizeof px; i++) {
+		v = v * 1103515245u + 12345u;
+		px[i] = (uint8_t)(v >> 24);
+	}
+	for (size_t k = 0; k < sizeof chains / sizeof chains[0]; k++) {
+		struct chain c;
+		struct pipeline_mem mem = { 0 };
+		struct img plain = { 0 }, out = { 0 };
+		void *blocks[2] = { NULL, NULL };
+		char name[96];
+		int n = 0, rc;
+		while (n < 4 && chains[k][n])
+			n++;
+		if (chain_parse(&c, n, (char **)chains[k]) < 0 || chain_plan(&c, &g) < 0 ||
+		    pipeline_cpu(&c, &in, NULL, &plain, NULL) < 0) {
+			CHECK("pipeline_cpu with pipeline_mem: chain runs", 0);
+			continue;
+		}
+		rc = pipeline_mem_alloc(&c, NULL, &mem);
+		snprintf(name, sizeof name, "pipeline_mem_alloc for the CPU path, %s...", chains[k][0]);
+		CHECK(name, rc == 0 && mem.bytes == c.max_bytes && !mem.out == !writers[k] &&
+				    !mem.tmp == (writers[k] < 2));
+		blocks[0] = mem.out;
+		blocks[1] = mem.tmp;
+		rc = pipeline_cpu(&c, &in, &mem, &out, NULL);
+		snprintf(name, sizeof name, "pipeline_cpu with pipeline_mem, %s...: taken, same bytes",
+			 chains[k][0]);
+		CHECK(name, rc == 0 && !mem.out && !mem.tmp &&
+				    img_is(&out, plain.w, plain.h, plain.ch, plain.data) &&
+				    (!writers[k] || out.data == blocks[(writers[k] - 1) % 2]));
+		pipeline_mem_free(&mem);
+		free(out.data);
+		free(plain.data);
+		chain_free(&c);
+	}
 }
 
 // The histogram want (ch * 256 counts, all zero except the (channel, value, count) triples
@@ -1506,7 +1561,7 @@ static void test_pipeline_cl(void)
 		while (n < 6 && chains[k][n])
 			n++;
 		if (chain_parse(&c, n, (char **)chains[k]) < 0 || chain_plan(&c, &g) < 0 ||
-		    c.side_bytes > sizeof cpu_side || pipeline_cpu(&c, &in, &cpu, NULL) < 0) {
+		    c.side_bytes > sizeof cpu_side || pipeline_cpu(&c, &in, NULL, &cpu, NULL) < 0) {
 			CHECK("pipeline_cl: chain runs on the CPU", 0);
 			continue;
 		}
@@ -1651,6 +1706,7 @@ int main(void)
 	test_convolve_ints();
 	test_limits();
 	test_messages();
+	test_pipeline_cpu_mem();
 	test_pipeline_cl();
 	return failures ? 1 : 0;
 }

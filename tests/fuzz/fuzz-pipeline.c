@@ -49,9 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto done;
 	c.max_pixels = 1 << 16;
 	if (chain_plan(&c, &(struct geom){in.w, in.h, in.ch}) == 0) {
-		FUZZ_ASSERT(pipeline_cpu(&c, &in, &out, NULL) == 0);
+		FUZZ_ASSERT(pipeline_cpu(&c, &in, NULL, &out, NULL) == 0);
 		FUZZ_ASSERT(out.w == c.out.w && out.h == c.out.h && out.ch == c.out.ch);
-		FUZZ_ASSERT(pipeline_cpu(&c, &in, &again, NULL) == 0);
+		FUZZ_ASSERT(pipeline_cpu(&c, &in, NULL, &again, NULL) == 0);
 		FUZZ_ASSERT(!memcmp(out.data, again.data, img_bytes(&out)));
 	}
 	chain_free(&c);
