@@ -263,8 +263,8 @@ static void list_stages(void)
 // but the input decodes on the second thread all the same, so that this one can make the
 // memory the decoder and the stages write present meanwhile (populate_while_decoding).
 // Every OpenCL call stays on this thread (drivers keep state of their own per thread).
-// The decoder prints nothing;
-// err_set() keeps a message per thread, so the thread hands its message over in msg.
+// The decoder prints nothing; err_set() keeps a message per thread, so the thread hands
+// its message over in msg.
 struct decode_job {
 	struct img_reader *rd;
 	void *dst;
