@@ -199,6 +199,47 @@ int chain_programs(const struct chain *c, struct ocl_program_id *programs, int m
 	return n;
 }
 
+// ---- the memory a run writes its images into ----------------------------------------------
+
+// How many stages of the chain write an image.
+static int image_stages(const struct chain *c)
+{
+	int k = 0;
+	for (int i = 0; i < c->n; i++)
+		k += !c->st[i].plan.passthrough;
+	return k;
+}
+
+// A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
+// CPU path (o NULL) plain memory. NULL with err set.
+static void *mem_block(struct ocl *o, size_t bytes)
+{
+	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
+	if (!p && !o)
+		err_set("out of memory for %zu bytes", bytes);
+	return p;
+}
+
+int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m)
+{
+	int k = image_stages(c);
+
+	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
+	if ((k >= 1 && !(m->out = mem_block(o, c->max_bytes))) ||
+	    (k >= 2 && !(m->tmp = mem_block(o, c->max_bytes)))) {
+		pipeline_mem_free(m);
+		return err_prefix("the stages' images");
+	}
+	return 0;
+}
+
+void pipeline_mem_free(struct pipeline_mem *m)
+{
+	free(m->out);
+	free(m->tmp);
+	*m = (struct pipeline_mem){ 0 };
+}
+
 // ---- the CPU path ---------------------------------------------------------------------
 
 // The host side of a run: cur is the current image (the caller's input until a stage
@@ -210,30 +251,25 @@ struct cpu_run {
 	struct geom g;
 };
 
-// The two image buffers: mem's where it was made for c (taken from it), else allocated.
+// The image buffers (NULL where no stage writes them): mem's where it holds them for c
+// (taken from it), else allocated.
 static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img *in,
 		     struct pipeline_mem *mem)
 {
+	struct pipeline_mem own;
 	r->cur = in->data;
 	r->g = c->in;
 	r->next = 0;
 	if (c->side)
 		memset(c->side, 0, c->side_bytes);
-	r->buf[0] = r->buf[1] = NULL;
-	if (mem && mem->bytes == c->max_bytes) {
-		r->buf[0] = mem->out;
-		r->buf[1] = mem->tmp;
-		mem->out = mem->tmp = NULL;
+	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
+		if (pipeline_mem_alloc(c, NULL, &own) < 0)
+			return -1;
+		mem = &own;
 	}
-	if (!r->buf[0])
-		r->buf[0] = malloc(c->max_bytes);
-	if (!r->buf[1])
-		r->buf[1] = malloc(c->max_bytes);
-	if (!r->buf[0] || !r->buf[1]) {
-		FREE(r->buf[0]);
-		FREE(r->buf[1]);
-		return err_set("out of memory for two %zu-byte image buffers", c->max_bytes);
-	}
+	r->buf[0] = mem->out;
+	r->buf[1] = mem->tmp;
+	*mem = (struct pipeline_mem){ 0 };
 	return 0;
 }
 
@@ -354,48 +390,6 @@ static bool stage_has_cl(const struct stage_ops *ops)
 	return (!ops->run_cpu || ops->run_cl) && (!ops->side_cpu || ops->side_cl);
 }
 
-// How many stages of the chain write an image.
-static int image_stages(const struct chain *c)
-{
-	int k = 0;
-	for (int i = 0; i < c->n; i++)
-		k += !c->st[i].plan.passthrough;
-	return k;
-}
-
-// A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory. NULL with err set.
-static void *mem_block(struct ocl *o, size_t bytes)
-{
-	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
-	if (!p && !o)
-		err_set("out of memory for %zu bytes", bytes);
-	return p;
-}
-
-int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m)
-{
-	int k = image_stages(c);
-
-	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
-	if (k >= 1 && !(m->out = mem_block(o, c->max_bytes))) {
-		pipeline_mem_free(m);
-		return err_prefix("the output image");
-	}
-	if (k >= 2 && !(m->tmp = mem_block(o, c->max_bytes))) {
-		pipeline_mem_free(m);
-		return err_prefix("the images between stages");
-	}
-	return 0;
-}
-
-void pipeline_mem_free(struct pipeline_mem *m)
-{
-	free(m->out);
-	free(m->tmp);
-	*m = (struct pipeline_mem){ 0 };
-}
-
 // Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
 // device wants (ocl_wrap_aligned), else uploaded into a buffer of its own. The host memory
 // the stages write: mem's where it has it (taken from it), else allocated here.
@@ -422,14 +416,14 @@ static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const str
 		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
 			return -1;
 	}
-	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain
+	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
 		if (pipeline_mem_alloc(c, o, &own) < 0)
 			return -1;
 		mem = &own;
 	}
 	r->host_out = mem->out;
 	r->host_tmp = mem->tmp;
-	mem->out = mem->tmp = NULL;
+	*mem = (struct pipeline_mem){ 0 };
 	if (k >= 1 && !(r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false)))
 		return -1;
 	if (k >= 2 && !(r->buf[1] = ocl_buf_wrap(o, r->host_tmp, c->max_bytes, false)))
