@@ -49,7 +49,8 @@
 //              this build does not have (chain_parse: unknown stage) is skipped, noted.
 //   commands   whole climg commands on generated JPEG and PNG files with --time=json,
 //              CHAIN_RUNS runs each: the median of every phase, and the wall clock from fork
-//              to exit (process start-up included).
+//              to exit (process start-up included); on the benchmark's RGB image and on a
+//              1920 x 1080 one, on the device and with --cpu (chains[] below).
 //   opencv     when python3 can import cv2 and numpy: tools/bench-opencv.py times OpenCV's
 //              OpenCL path (cv2.UMat) on the same RGB image, and a table sets climg beside it,
 //              host wall clock against host wall clock (OpenCV has no profiling events).
@@ -122,18 +123,27 @@ static const struct row {
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
-// Whole commands: the input (in.jpg or in.png, both the RGB image), the stages, the output.
+// Whole commands: the input (in.jpg or in.png, both the RGB image; hd.jpg, a 1920 x 1080 RGB
+// image, whatever --size says), the stages, the output, and whether climg runs with --cpu
+// (the CPU path, as where no device is found: its whole command is what the device's is
+// weighed against, and on a small image start-up is most of it).
 static const struct cli_chain {
 	const char *input;
 	const char *stages[4];
 	const char *output;
+	bool cpu;
 } chains[] = {
-	{ "in.jpg", { "grey" }, "out.jpg" },
-	{ "in.jpg", { "rotate:90" }, "out.jpg" },
-	{ "in.png", { "grey", "rotate:90", "transpose" }, "out.jpg" },
-	{ "in.jpg", { "rotate:30" }, "out.jpg" },
-	{ "in.jpg", { "convolve:gauss:sigma=2" }, "out.jpg" },
+	{ "in.jpg", { "grey" }, "out.jpg", false },
+	{ "in.jpg", { "rotate:90" }, "out.jpg", false },
+	{ "in.png", { "grey", "rotate:90", "transpose" }, "out.jpg", false },
+	{ "in.jpg", { "rotate:30" }, "out.jpg", false },
+	{ "in.jpg", { "convolve:gauss:sigma=2" }, "out.jpg", false },
+	{ "in.jpg", { "rotate:90" }, "out.jpg", true },
+	{ "hd.jpg", { "rotate:90" }, "out.jpg", false },
+	{ "hd.jpg", { "rotate:90" }, "out.jpg", true },
 };
+#define HD_W 1920
+#define HD_H 1080
 #define NCHAINS (sizeof chains / sizeof chains[0])
 
 enum { PH_OPEN, PH_WAIT, PH_DECODE, PH_COPY_IN, PH_BUILD, PH_UPLOAD, PH_STAGES, PH_OUT_ALLOC,
@@ -748,6 +758,11 @@ static int bench_chain(struct bench *b, const char *dir, size_t k)
 	argv[argc++] = "-o";
 	argv[argc++] = out;
 	argv[argc++] = "--time=json";
+	if (ch->cpu) {
+		argv[argc++] = "--cpu";
+		len = strlen(res->cmd);
+		snprintf(res->cmd + len, sizeof res->cmd - len, " --cpu");
+	}
 	argv[argc] = NULL;
 	fprintf(stderr, "bench: %s\n", res->cmd);
 	for (int run = 0; run < CHAIN_RUNS; run++) {
@@ -793,12 +808,21 @@ static int bench_chains(struct bench *b, const char *dir)
 	char path[4096];
 	double t0 = now_ms();
 
-	fprintf(stderr, "bench: writing %dx%d in.jpg and in.png\n", b->rgb.w, b->rgb.h);
+	struct img hd = { 0 };
+	int rc;
+
+	fprintf(stderr, "bench: writing %dx%d in.jpg and in.png, %dx%d hd.jpg\n", b->rgb.w,
+		b->rgb.h, HD_W, HD_H);
 	snprintf(path, sizeof path, "%s/in.jpg", dir);
 	if (image_write(&b->rgb, path, FMT_JPEG) < 0)
 		return -1;
 	snprintf(path, sizeof path, "%s/in.png", dir);
 	if (image_write(&b->rgb, path, FMT_PNG) < 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/hd.jpg", dir);
+	rc = image_make(&hd, HD_W, HD_H, 3, 3) < 0 ? -1 : image_write(&hd, path, FMT_JPEG);
+	free(hd.data);
+	if (rc < 0)
 		return -1;
 	fprintf(stderr, "bench: written in %.1f s\n", (now_ms() - t0) / 1e3);
 	for (size_t k = 0; k < NCHAINS; k++) {
@@ -1058,7 +1082,10 @@ static void report_chains(const struct bench *b)
 	if (!any)
 		return;
 	printf("## Whole commands (`%s ... --time=json`, median of %d runs, ms)\n\n"
-	       "The RGB image as JPEG quality 90 and PNG level 6. open: opening the device and "
+	       "The RGB image as JPEG quality 90 and PNG level 6; hd.jpg: a %dx%d RGB image "
+	       "made the same way, JPEG quality 90. `--cpu`: the CPU path, no device (its "
+	       "open, waited, copy-in, build, upload, out alloc and download are 0). "
+	       "open: opening the device and "
 	       "allocating pinned memory for the input and output, while the input decodes; "
 	       "waited: how long the open went on after decoding ended; copy-in: the decoded "
 	       "image into the pinned memory; stages: the kernels' device time; out alloc: "
@@ -1068,7 +1095,7 @@ static void report_chains(const struct bench *b)
 	       "| command | open | waited | decode | copy-in | build | upload | stages | out alloc "
 	       "| download | encode | total | wall |\n"
 	       "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-	       b->opt->climg, CHAIN_RUNS);
+	       b->opt->climg, CHAIN_RUNS, HD_W, HD_H);
 	for (size_t k = 0; k < NCHAINS; k++) {
 		if (!b->chain[k].done)
 			continue;
@@ -1264,7 +1291,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 // Removes what the benchmark wrote into dir, and dir.
 static void dir_remove(const char *dir)
 {
-	static const char *const files[] = { "in.jpg", "in.png", "out.jpg", "time.json",
+	static const char *const files[] = { "in.jpg", "in.png", "hd.jpg", "out.jpg", "time.json",
 					     "rgb.ppm", "opencv.txt" };
 	char path[4200];
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
