@@ -807,7 +807,6 @@ static int bench_chains(struct bench *b, const char *dir)
 {
 	char path[4096];
 	double t0 = now_ms();
-
 	struct img hd = { 0 };
 	int rc;
 
