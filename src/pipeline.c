@@ -240,6 +240,23 @@ void pipeline_mem_free(struct pipeline_mem *m)
 	*m = (struct pipeline_mem){ 0 };
 }
 
+// A run's two blocks into *out and *tmp: mem's where it holds them for c (taken: mem is
+// emptied), else made here for o (pipeline_mem_alloc).
+static int mem_take(const struct chain *c, struct ocl *o, struct pipeline_mem *mem,
+		    uint8_t **out, uint8_t **tmp)
+{
+	struct pipeline_mem own;
+	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
+		if (pipeline_mem_alloc(c, o, &own) < 0)
+			return -1;
+		mem = &own;
+	}
+	*out = mem->out;
+	*tmp = mem->tmp;
+	*mem = (struct pipeline_mem){ 0 };
+	return 0;
+}
+
 // ---- the CPU path ---------------------------------------------------------------------
 
 // The host side of a run: cur is the current image (the caller's input until a stage
@@ -252,25 +269,16 @@ struct cpu_run {
 };
 
 // The image buffers (NULL where no stage writes them): mem's where it holds them for c
-// (taken from it), else allocated.
+// (taken from it), else allocated (mem_take).
 static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img *in,
 		     struct pipeline_mem *mem)
 {
-	struct pipeline_mem own;
 	r->cur = in->data;
 	r->g = c->in;
 	r->next = 0;
 	if (c->side)
 		memset(c->side, 0, c->side_bytes);
-	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
-		if (pipeline_mem_alloc(c, NULL, &own) < 0)
-			return -1;
-		mem = &own;
-	}
-	r->buf[0] = mem->out;
-	r->buf[1] = mem->tmp;
-	*mem = (struct pipeline_mem){ 0 };
-	return 0;
+	return mem_take(c, NULL, mem, &r->buf[0], &r->buf[1]);
 }
 
 static void cpu_step(struct cpu_run *r, const struct chain_stage *s)
@@ -396,7 +404,6 @@ static bool stage_has_cl(const struct stage_ops *ops)
 static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const struct img *in,
 			      struct pipeline_mem *mem, struct run_times *t)
 {
-	struct pipeline_mem own = { 0 };
 	struct ocl *o = r->ocl;
 	int k = image_stages(c);
 	double t0 = now_ms();
@@ -416,14 +423,8 @@ static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const str
 		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
 			return -1;
 	}
-	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
-		if (pipeline_mem_alloc(c, o, &own) < 0)
-			return -1;
-		mem = &own;
-	}
-	r->host_out = mem->out;
-	r->host_tmp = mem->tmp;
-	*mem = (struct pipeline_mem){ 0 };
+	if (mem_take(c, o, mem, &r->host_out, &r->host_tmp) < 0)
+		return -1;
 	if (k >= 1 && !(r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false)))
 		return -1;
 	if (k >= 2 && !(r->buf[1] = ocl_buf_wrap(o, r->host_tmp, c->max_bytes, false)))
