@@ -219,15 +219,20 @@ static inline void mad4(long *acc, int w, int4 v)
 // a weight before multiplying: r + 1 multiplies a sample instead of n. With 2 or 4
 // channels alpha samples are summed too (the bounds hold for them as well) but their
 // output is copied from the input.
-// Host: local memory tile = CR * L4 16-byte vectors, mid = (CR + 2r) * TWS ints, lw = 2n ints,
-// where L4 = (pad + TWS + 2 RC + CH + 15) / 16, pad = -RC mod 16.
+// Host: local memory tile = CR rows of RB = 16 L4 + 4 bytes, mid = (CR + 2r) * TWS ints, lw =
+// 2n ints, where L4 = (pad + TWS + 2 RC + CH + 15) / 16, pad = -RC mod 16. A tile row holds
+// L4 vectors and one word more, an odd number of words, so that rows next to each other
+// start in banks of different parity. In strips of 128 samples a warp's horizontal pass
+// reads two rows, 16 items a row 8 bytes apart: 32 banks, where rows of 16 L4 bytes put two
+// reads on each of 16. 8K gauss on an H100: 5% (sigma 2) and 9% (sigma 8) less time on RGB,
+// 1-3% on grey (docs/BENCHMARKS.md, thirty-first session).
 static inline void sep_strip(const int CH, __global const uchar *in, __global uchar *out, int W,
 			     int H, __global const int *w, int r, int border, long off, long D,
 			     long M, int S, int TWS, int SH, int CR, int sym,
 			     __local uint4 *tile, __local int4 *mid, __local int *lw)
 {
 	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 15, ns = W * CH, NR = CR + 2 * r;
-	const int L4 = (pad + TWS + 2 * RC + CH + 15) >> 4, RB = 16 * L4, T4 = TWS >> 2;
+	const int L4 = (pad + TWS + 2 * RC + CH + 15) >> 4, RB = 16 * L4 + 4, T4 = TWS >> 2;
 	const int S0 = get_group_id(0) * TWS, y0 = get_group_id(1) * SH, G0 = S0 - RC - pad;
 	const int lx = get_local_id(0), ly = get_local_id(1);
 	const int LX = get_local_size(0), LY = get_local_size(1);
@@ -255,7 +260,7 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 					    edge4(CH, src, g + 4, W, border),
 					    edge4(CH, src, g + 8, W, border),
 					    edge4(CH, src, g + 12, W, border));
-			tile[q] = v;
+			vstore4(v, 0, (__local uint *)tile + row * (RB >> 2) + 4 * u);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		// 2. horizontal: ring row (c0 + i) % NR, sample j = sum_k kx[k] * tile byte (pad +

@@ -1429,7 +1429,8 @@ static bool strip_pick(const struct convolve_params *p, const struct ocl_limits 
 		const size_t l4 = (pad + tws + 2 * rc + ch + 15) / 16; // vectors a tile row
 		for (int per = 2; per >= 1; per--) {
 			const size_t cr = per * ly, nr = cr + 2 * (size_t)p->r;
-			const size_t tile = 16 * cr * l4, mid = 4 * nr * tws;
+			// a tile row is l4 vectors and a word (sep_strip says why)
+			const size_t tile = cr * (16 * l4 + 4), mid = 4 * nr * tws;
 			if (tile + mid + 8 * (size_t)p->n > budget)
 				continue;
 			st->tws = tws;
