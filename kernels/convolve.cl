@@ -229,7 +229,7 @@ static inline void mad4(long *acc, int w, int4 v)
 static inline void sep_strip(const int CH, __global const uchar *in, __global uchar *out, int W,
 			     int H, __global const int *w, int r, int border, long off, long D,
 			     long M, int S, int TWS, int SH, int CR, int sym,
-			     __local uint4 *tile, __local int4 *mid, __local int *lw)
+			     __local uint *tile, __local int4 *mid, __local int *lw)
 {
 	const int n = 2 * r + 1, RC = r * CH, pad = (-RC) & 15, ns = W * CH, NR = CR + 2 * r;
 	const int L4 = (pad + TWS + 2 * RC + CH + 15) >> 4, RB = 16 * L4 + 4, T4 = TWS >> 2;
@@ -260,7 +260,7 @@ static inline void sep_strip(const int CH, __global const uchar *in, __global uc
 					    edge4(CH, src, g + 4, W, border),
 					    edge4(CH, src, g + 8, W, border),
 					    edge4(CH, src, g + 12, W, border));
-			vstore4(v, 0, (__local uint *)tile + row * (RB >> 2) + 4 * u);
+			vstore4(v, 0, tile + row * (RB >> 2) + 4 * u);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 		// 2. horizontal: ring row (c0 + i) % NR, sample j = sum_k kx[k] * tile byte (pad +
@@ -1220,7 +1220,7 @@ IF_C4(CONVOLVE_CPU_KERNEL(4))
 	__kernel void convolve_sep_strip_c##CH(                                                 \
 	    __global const uchar *in, __global uchar *out, int W, int H, __global const int *w, \
 	    int r, int border, long off, long D, long M, int S, int TWS, int SH, int CR,        \
-	    int sym, __local uint4 *tile, __local int4 *mid, __local int *lw)                   \
+	    int sym, __local uint *tile, __local int4 *mid, __local int *lw)                    \
 	{                                                                                       \
 		sep_strip(CH, in, out, W, H, w, r, border, off, D, M, S, TWS, SH, CR, sym,      \
 			  tile, mid, lw);                                                       \
