@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // rotate: clockwise quarter turns as index remaps (rotate_90, rotate_270 and their word-wide
 // _cN forms; rotate_180_*), and any other angle through "the mapping" (rotate_nearest_cN,
-// rotate_bilinear_cN; per pixel, rotate_nearest_cpu and rotate_bilinear_cpu*): both
+// rotate_bilinear_cN, and their _ext_cN forms for outputs whose rows are not whole words; per
+// pixel, rotate_nearest_cpu and rotate_bilinear_cpu*): both
 // specified in src/stages/rotate.c, whose CPU code this matches byte for byte. W, H, ch
 // describe the input. rotate_90 / rotate_270 take any size (the output is H x W); the
 // remaps' _cN kernels need the sides to be multiples of 4 and an image of N channels (the
@@ -235,6 +236,11 @@ IF_C4(ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4))
 #define ONE ((long)1 << 30)
 #define ROTATE_TILE 32
 #define ROTATE_RY(ch) ((ch) == 1 ? 2 : 4)
+// Pixels right of a tile that a row's last word may reach (rotate_store_unaligned): up to 3
+// bytes, so 3 pixels of one channel, 1 of 2 (whose rows start on even bytes) or 3; rows of 4
+// channels are always whole words.
+#define ROTATE_EXT(ch) ((ch) == 1 ? 3 : 1)
+#define ROTATE_EXT_MAX 3
 
 // The mapping's rounding, in one place. U or V (MAP_UV) becomes a source position in 1/256
 // pixel, q = floor((U + R) / 2^23): bilinear, R = 2^22 rounds it to the nearest 1/256 (the
@@ -388,23 +394,26 @@ uint rotate_bilinear_alpha_px(__global const uchar *in, int W, int H, int ch, ui
 	return r;
 }
 
-// Where the taps of a tile lie (bilinear: the source pixel and the next column and row), from
-// U and V (MAP_UV) at its corner pixel (x0, y0); at the other corners they are U and V plus
-// 2 (ROTATE_TILE - 1) C or S, with the signs of MAP_UV. ROTATE_OUTSIDE: every tap of every
-// pixel past one side of the input, so every pixel is the background pixel; ROTATE_INSIDE:
-// every tap inside; else ROTATE_EDGE. The source position is an affine function of x and y
-// rounded down, so over the tile it is largest and smallest at the corners. OUTSIDE takes
-// the whole tile past one side, which is where the background of a rotated canvas lies (its
-// corners); a tile that is all background across two sides is EDGE. Every tap outside gives
-// the background exactly, alpha or not (see the pixel functions). The corners are the whole
-// tile's, past the output's edge too: the items make those pixels as well (and do not store
-// them), and INSIDE reads their taps unchecked. INSIDE also leaves a row of the input below
-// the last taps, which rotate_bilinear_px's whole-word reads may reach into.
+// Where the taps of a tile of cols columns (ROTATE_TILE, or more with the pixels of ext:
+// ROTATE_MAP) and ROTATE_TILE rows lie (bilinear: the source pixel and the next column and
+// row), from U and V (MAP_UV) at its corner pixel (x0, y0); at the other corners they are U
+// and V plus 2 (cols - 1) or 2 (ROTATE_TILE - 1) times C or S, with the signs of MAP_UV.
+// ROTATE_OUTSIDE: every tap of every pixel past one side of the input, so every pixel is the
+// background pixel; ROTATE_INSIDE: every tap inside; else ROTATE_EDGE. The source position
+// is an affine function of x and y rounded down, so over the tile it is largest and smallest
+// at the corners. OUTSIDE takes the whole tile past one side, which is where the background
+// of a rotated canvas lies (its corners); a tile that is all background across two sides is
+// EDGE. Every tap outside gives the background exactly, alpha or not (see the pixel
+// functions). The corners are the whole tile's, past the output's edge too: the items make
+// those pixels as well (and do not store them), and INSIDE reads their taps unchecked.
+// INSIDE also leaves a row of the input below the last taps, which rotate_bilinear_px's
+// whole-word reads may reach into.
 enum { ROTATE_OUTSIDE, ROTATE_INSIDE, ROTATE_EDGE };
-int rotate_tile_class(long U, long V, int W, int H, int C, int S, bool bilinear)
+int rotate_tile_class(long U, long V, int W, int H, int C, int S, bool bilinear, int cols)
 {
-	long ec = 2 * (long)(ROTATE_TILE - 1) * C, es = 2 * (long)(ROTATE_TILE - 1) * S;
-	long u[4] = { U, U + ec, U + es, U + ec + es }, v[4] = { V, V - es, V + ec, V + ec - es };
+	long ec = 2 * (long)(ROTATE_TILE - 1) * C, es = 2 * (long)(ROTATE_TILE - 1) * S; // rows
+	long fc = 2 * (long)(cols - 1) * C, fs = 2 * (long)(cols - 1) * S;              // columns
+	long u[4] = { U, U + fc, U + es, U + fc + es }, v[4] = { V, V - fs, V + ec, V + ec - fs };
 	int2 lo = (int2)(INT_MAX), hi = (int2)(INT_MIN);
 	for (int k = 0; k < 4; k++) {
 		int2 p = (int2)(rotate_q_px(rotate_q(u[k], bilinear)),
@@ -423,7 +432,8 @@ int rotate_tile_class(long U, long V, int W, int H, int C, int S, bool bilinear)
 // rotate_q along a line of the tile, in 32-bit arithmetic: q(b) = floor(G(b) / 2^23) for
 // G(b) = G0 + ea lx + eb b (G0 = U + R at the tile's corner, ea and eb the steps of U across
 // and along the item's line), as a + qb b + ((r + rb b) >> 23), where G0 + ea lx = a 2^23 + r
-// and eb = qb 2^23 + rb with 0 <= r, rb < 2^23: exact, and r + rb b < 2^28 for b < 32.
+// and eb = qb 2^23 + rb with 0 <= r, rb < 2^23: exact, and r + rb b < 2^28 for b < 32 (and
+// below 2^31 for the places past the tile that ext takes, b < ROTATE_TILE + ROTATE_EXT_MAX).
 typedef struct {
 	int a, r, qb, rb;
 } rotate_line;
@@ -441,18 +451,78 @@ uint rotate_line_q(rotate_line l, int b)
 	return (uint)(l.a + l.qb * b + ((l.r + l.rb * b) >> 23));
 }
 
+// Bytes t .. t + 3 of tile row r as a word, byte t lowest: pixels from ROTATE_TILE on come
+// from ext (outside: every pixel is bg). The bytes of ext's pixels past ROTATE_EXT are not
+// stored.
+uint rotate_ext_word(__local uint (*tile)[ROTATE_TILE + 1], __local uint (*ext)[ROTATE_EXT_MAX],
+		     int r, int t, int ch, bool outside, uint bg)
+{
+	const int np = ch == 1 ? 4 : 2; // pixels that 4 bytes touch (2 channels: t is even)
+	const int p = t / ch, k = t - p * ch; // t is byte k of pixel p
+	ulong q = 0;
+	for (int j = 0; j < np; j++) {
+		int pj = p + j;
+		uint px = outside		  ? bg :
+			  pj < ROTATE_TILE ? tile[r][pj] :
+					     ext[r][min(pj - ROTATE_TILE, ROTATE_EXT(ch) - 1)];
+		q |= (ulong)px << (8 * ch * j);
+	}
+	return (uint)(q >> (8 * k));
+}
+
+// A whole tile whose rows do not start on a word: ow ch is not a multiple of 4, so the rows
+// start at different bytes of a word, and a word at a tile's side holds bytes of two tiles.
+// Row r starts at byte s of the output, h = -s & 3 bytes before its first whole word. The
+// tile stores the nw words from s + h on, as rotate_store_tile's word columns; the last
+// reaches h bytes into the next tile, whose pixels ext holds (ROTATE_MAP). So every word but
+// those at the rows' ends is stored whole, by one work-group. A tile at the row's start also
+// stores its first h bytes, and bytes past the row's end are left to the next row's first
+// tile, byte by byte. With the words at the tiles' sides stored in parts by two work-groups,
+// such canvases took 1.3-1.65 times as long as those of whole-word rows on an H100; this
+// takes 12-22% off them (docs/BENCHMARKS.md, thirty-third session).
+void rotate_store_unaligned(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1],
+			    __local uint (*ext)[ROTATE_EXT_MAX], bool outside, uint bg, int x0,
+			    int y0, int ow, int oh, int ch, int ry, int i0)
+{
+	const int nw = ROTATE_TILE * ch / 4, rp = (ROTATE_TILE * ry / nw) & ~(int)(ch == 3);
+	if (i0 >= rp * nw)
+		return;
+	const int w = i0 % nw, r0 = i0 / nw, rows = min(ROTATE_TILE, oh - y0);
+	const int nr = (ow - x0) * ch; // bytes from the tile's first to the row's end
+	const size_t step = (size_t)ow * ch * rp; // bytes from one of the item's rows to the next
+	size_t s = ((size_t)(y0 + r0) * ow + x0) * ch;
+	for (int r = r0; r < rows; r += rp, s += step) {
+		const int h = (int)(-s & 3), t = h + 4 * w; // the item's word: tile bytes t .. t + 3
+		const uint word = rotate_ext_word(tile, ext, r, t, ch, outside, bg);
+		__global uchar *d = out + s + t;
+		if (t + 4 <= nr)
+			*(__global uint *)d = word;
+		else
+			for (int j = 0; j < nr - t; j++)
+				d[j] = (uchar)(word >> (8 * j));
+		if (x0 == 0 && w == 0) {
+			const uint head = rotate_ext_word(tile, ext, r, 0, ch, outside, bg);
+			for (int j = 0; j < h; j++)
+				out[s + j] = (uchar)(head >> (8 * j));
+		}
+	}
+}
+
 // The tile's pixels (or, outside, the background pixel) to the output as whole aligned words,
 // RY rows of items. Where a row of the output is whole words (ow ch a multiple of 4) so is
-// every row of a whole tile; else a tile row's first and last words, which it shares with its
-// neighbours, are stored byte by byte. The pixels (and bg) have their bits past 8 ch clear.
-// Measured on an H100 against one item storing a pixel's bytes one by one: 8K rotate:30,
-// bilinear, RGB 12% and grey 36% less time (docs/BENCHMARKS.md, thirteenth session). Rows of
-// whole words: each item keeps one word column, so the loop has no division and steps its
-// address by a constant; against a loop that divided out each word's row and column, 8K
-// rotate:30 bilinear RGB 9% (H100) and 17% (H200) less time (twenty-third session: the loop
-// was a third of the kernel's instructions, by Nsight Compute).
-void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1], bool outside,
-		       uint bg, int x0, int y0, int ow, int oh, int ch, int ry)
+// every row of a whole tile; else (ext_rows: in the _ext_cN kernels) a whole tile goes
+// through rotate_store_unaligned, and a tile cut by the output's right edge (or any tile of
+// the other kernels) stores its rows' first and last words byte by byte.
+// The pixels (and bg) have their bits past 8 ch clear. Measured on an H100 against one item
+// storing a pixel's bytes one by one: 8K rotate:30, bilinear, RGB 12% and grey 36% less time
+// (docs/BENCHMARKS.md, thirteenth session). Rows of whole words: each item keeps one word
+// column, so the loop has no division and steps its address by a constant; against a loop
+// that divided out each word's row and column, 8K rotate:30 bilinear RGB 9% (H100) and 17%
+// (H200) less time (twenty-third session: the loop was a third of the kernel's instructions,
+// by Nsight Compute).
+void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1],
+		       __local uint (*ext)[ROTATE_EXT_MAX], bool ext_rows, bool outside, uint bg,
+		       int x0, int y0, int ow, int oh, int ch, int ry)
 {
 	int n = min(ROTATE_TILE, ow - x0) * ch; // bytes of a tile row
 	int i0 = get_local_id(1) * ROTATE_TILE + get_local_id(0);
@@ -492,7 +562,13 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 		}
 		return;
 	}
-	// the words a tile row touches, and the pixels a word does
+	if (ext_rows && n == ROTATE_TILE * ch) {
+		rotate_store_unaligned(out, tile, ext, outside, bg, x0, y0, ow, oh, ch, ry, i0);
+		return;
+	}
+	// Else word by word. The words a tile row touches, and the pixels a word does. With
+	// ext_rows, a row that does not start on a word has its first word stored by the whole
+	// tile on its left (rotate_store_unaligned), unless the tile starts the row.
 	int nw = ROTATE_TILE * ch / 4 + 1, np = ch == 1 ? 4 : ch == 2 ? 3 : 2;
 	for (int i = i0; i < ROTATE_TILE * nw; i += ROTATE_TILE * ry) {
 		int r = i / nw, w = i - r * nw;
@@ -500,7 +576,7 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 			break;
 		size_t s = ((size_t)(y0 + r) * ow + x0) * ch; // the row's first byte
 		int t = 4 * w - (int)(s & 3);                  // the word's first byte, from s
-		if (t >= n)
+		if (t >= n || (ext_rows && t < 0 && x0 > 0))
 			continue;
 		int p = (t + 4 * ch) / ch - 4, k = t - p * ch; // t is byte k of pixel p
 		ulong q = 0;
@@ -521,25 +597,57 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 // The tile kernel around PIXEL, for images of CH channels. A tile that is all background
 // skips the mapping and the local memory and stores the background pixel: on an 8K
 // rotation by 30 degrees about half of the canvas. rotate_tile_class gives the same answer
-// for every item of the group.
-#define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR)                                            \
+// for every item of the group. EXT (the _ext_cN kernels, which the host runs where the
+// output's rows are not whole words): a whole tile also makes the pixels right of its rows
+// that its rows' last words reach into ext (rotate_store_unaligned), and its class covers
+// them too, so that a tile that is all background needs none. The other kernels leave that
+// code out: in the same kernel it cost grey 8K rotate:30 4% on an H100 where the rows are
+// whole words (docs/BENCHMARKS.md, thirty-third session).
+#define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR, EXT)                                       \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY(CH), 1)))           \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
 	  int C, int S, uint bg, int T, int trans)                                       \
 {                                                                                       \
 	const int RY = ROTATE_RY(CH), N = ROTATE_TILE / ROTATE_RY(CH);                   \
 	__local uint tile[ROTATE_TILE][ROTATE_TILE + 1]; /* rows padded by one word */  \
+	__local uint ext[ROTATE_TILE][ROTATE_EXT_MAX];                                  \
 	int lx = get_local_id(0), ly = get_local_id(1);                                  \
 	int x0 = get_group_id(0) * ROTATE_TILE, y0 = get_group_id(1) * ROTATE_TILE;     \
 	int x = x0, y = y0;                                                             \
 	MAP_UV(); /* at the tile's corner */                                            \
-	int where = rotate_tile_class(U, V, W, H, C, S, BILINEAR);                      \
+	const bool wext = EXT && (ow * CH) % 4 != 0 && x0 + ROTATE_TILE <= ow;           \
+	int where = rotate_tile_class(U, V, W, H, C, S, BILINEAR,                       \
+				      ROTATE_TILE + (wext ? ROTATE_EXT(CH) : 0));         \
 	bg &= CH == 4 ? 0xffffffffu : (1u << (8 * CH)) - 1;                             \
 	if (where != ROTATE_OUTSIDE) {                                                  \
 		int sh = (lx * T) >> 16;                                                \
 		long c2 = 2 * (long)C, s2 = 2 * (long)S, R = ROTATE_R(BILINEAR);        \
-		rotate_line lu = rotate_line_at(U + R, trans ? s2 : c2, trans ? c2 : s2, lx); \
-		rotate_line lv = rotate_line_at(V + R, trans ? c2 : -s2, trans ? -s2 : c2, lx); \
+		long eu = trans ? s2 : c2, fu = trans ? c2 : s2;                        \
+		long ev = trans ? c2 : -s2, fv = trans ? -s2 : c2;                      \
+		/* ext first, so that nothing it needs stays live through the tile's   \
+		   pixels: column c, row o of the tile is line c, place o (line o,     \
+		   place c with trans); rotate_line_q is exact there too */             \
+		if (wext)                                                               \
+			for (int e = ly * ROTATE_TILE + lx; e < ROTATE_EXT(CH) * ROTATE_TILE; \
+			     e += ROTATE_TILE * RY) {                                     \
+				/* row o needs the pixels that hold its row's h bytes past \
+				   the tile (rotate_store_unaligned), in row order so that \
+				   a warp's pixels lie close together */                \
+				int o = e / ROTATE_EXT(CH), c = ROTATE_TILE + e % ROTATE_EXT(CH); \
+				uint h = -((uint)(y0 + o) * (uint)ow * CH) & 3u;          \
+				if (c - ROTATE_TILE >= (int)(h + CH - 1) / CH)           \
+					continue;                                       \
+				int l = trans ? o : c, b = trans ? c : o;               \
+				rotate_line ku = rotate_line_at(U + R, eu, fu, l);      \
+				rotate_line kv = rotate_line_at(V + R, ev, fv, l);      \
+				uint u = rotate_line_q(ku, b), v = rotate_line_q(kv, b); \
+				ext[o][c - ROTATE_TILE] =                                \
+					where == ROTATE_INSIDE ?                          \
+					PIXEL(in, W, H, CH, bg, u, v, true) :             \
+					PIXEL(in, W, H, CH, bg, u, v, false);             \
+			}                                                               \
+		rotate_line lu = rotate_line_at(U + R, eu, fu, lx);                     \
+		rotate_line lv = rotate_line_at(V + R, ev, fv, lx);                     \
 		uint px[ROTATE_TILE / ROTATE_RY(CH)];                                    \
 		if (where == ROTATE_INSIDE)                                             \
 			_Pragma("unroll") for (int j = 0; j < N; j++) {                  \
@@ -562,16 +670,24 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 		}                                                                       \
 		barrier(CLK_LOCAL_MEM_FENCE); /* where is the same for the group */     \
 	}                                                                               \
-	rotate_store_tile(out, tile, where == ROTATE_OUTSIDE, bg, x0, y0, ow, oh, CH, RY); \
+	rotate_store_tile(out, tile, ext, EXT, where == ROTATE_OUTSIDE, bg, x0, y0, ow, oh, CH, \
+			  RY);                                                           \
 }
-IF_C1(ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false))
-IF_C2(ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false))
-IF_C3(ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false))
-IF_C4(ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false))
-IF_C1(ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true))
-IF_C2(ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true))
-IF_C3(ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true))
-IF_C4(ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true))
+IF_C1(ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false, false))
+IF_C2(ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false, false))
+IF_C3(ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false, false))
+IF_C4(ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false, false))
+IF_C1(ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true, false))
+IF_C2(ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true, false))
+IF_C3(ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true, false))
+IF_C4(ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true, false))
+// 4 channels make rows of whole words: no _ext_c4
+IF_C1(ROTATE_MAP(rotate_nearest_ext_c1, rotate_nearest_px, 1, false, true))
+IF_C2(ROTATE_MAP(rotate_nearest_ext_c2, rotate_nearest_px, 2, false, true))
+IF_C3(ROTATE_MAP(rotate_nearest_ext_c3, rotate_nearest_px, 3, false, true))
+IF_C1(ROTATE_MAP(rotate_bilinear_ext_c1, rotate_bilinear_px, 1, true, true))
+IF_C2(ROTATE_MAP(rotate_bilinear_ext_c2, rotate_bilinear_alpha_px, 2, true, true))
+IF_C3(ROTATE_MAP(rotate_bilinear_ext_c3, rotate_bilinear_px, 3, true, true))
 #endif // !CLIMG_CPU_KERNELS
 
 // For CPU devices (kernels/cpu.clh), and for inputs of 2^31 bytes or more: one output pixel a

@@ -417,17 +417,23 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	uint32_t bg = m.bg[0] | m.bg[1] << 8 | m.bg[2] << 16 | (uint32_t)m.bg[3] << 24;
 	int ch = c->gin.ch;
 	// rotate_nearest_cN, rotate_bilinear_cN: tiles of ROTATE_TILE pixels a side, whose items
-	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows
-	static const char *const tiles[2][5] = {
-		{ NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
-		  "rotate_nearest_c4" },
-		{ NULL, "rotate_bilinear_c1", "rotate_bilinear_c2", "rotate_bilinear_c3",
-		  "rotate_bilinear_c4" },
+	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows.
+	// Their _ext_cN forms where the output's rows are not whole words (ow ch not a multiple
+	// of 4): each tile's rows then end on a whole word, with pixels of the next tile.
+	static const char *const tiles[2][2][5] = {
+		{ { NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
+		    "rotate_nearest_c4" },
+		  { NULL, "rotate_bilinear_c1", "rotate_bilinear_c2", "rotate_bilinear_c3",
+		    "rotate_bilinear_c4" } },
+		{ { NULL, "rotate_nearest_ext_c1", "rotate_nearest_ext_c2", "rotate_nearest_ext_c3",
+		    NULL },
+		  { NULL, "rotate_bilinear_ext_c1", "rotate_bilinear_ext_c2",
+		    "rotate_bilinear_ext_c3", NULL } },
 	};
+	const char *tile = tiles[(size_t)c->gout.w * ch % 4 != 0][m.bilinear][ch];
 	int fits = 0;
 	if (!ocl_cpu_kernels(c->ocl) && geom_bytes(&c->gin) <= INT32_MAX) {
-		fits = ocl_kernel_fits(c->ocl, "rotate", ch, tiles[m.bilinear][ch], ROTATE_TILE,
-				       ROTATE_RY(ch));
+		fits = ocl_kernel_fits(c->ocl, "rotate", ch, tile, ROTATE_TILE, ROTATE_RY(ch));
 		if (fits < 0)
 			return -1;
 	}
@@ -449,7 +455,7 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	bool trans = llabs(m.s) > llabs(m.c);
 	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
 	size_t tw = up_div((size_t)c->gout.w, ROTATE_TILE), th = up_div((size_t)c->gout.h, ROTATE_TILE);
-	return ocl_run(c->ocl, "rotate", ch, tiles[m.bilinear][ch], tw * ROTATE_TILE,
+	return ocl_run(c->ocl, "rotate", ch, tile, tw * ROTATE_TILE,
 		       th * ROTATE_RY(ch), ROTATE_TILE, ROTATE_RY(ch),
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(c->gout.w),
