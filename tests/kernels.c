@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 		struct img im;
 		if (image_make(&im, 248, 227, ch, (uint32_t)(248 + ch), false) < 0)
 			goto fail;
-		for (int k = 0; k < 3; k++) {
+		for (size_t k = 0; k < sizeof turns / sizeof *turns; k++) {
 			snprintf(name, sizeof name, "kernels %s 248x227x%d: %s", argv[1], ch, turns[k]);
 			verify(o, &im, (const char *const[]){ turns[k], NULL }, name);
 		}
