@@ -197,8 +197,8 @@ int main(int argc, char **argv)
 			image_free(&im);
 		}
 	}
-	// Rows that are not whole words (248 x 227 turned by these angles): a whole tile's last
-	// word in a row reaches into the next tile's first pixels. Here some tiles are all
+	// Rows that are not whole words (248 x 227 turned by these angles): each tile row starts
+	// up to 3 pixels right of the tile's first column (rotate_skew). Here some tiles are all
 	// background while those pixels are not, which the tile's class must see (ROTATE_MAP).
 	for (int ch = 1; ch <= 3; ch++) {
 		static const char *const turns[] = { "rotate:-30", "rotate:60", "rotate:60:nearest" };

@@ -418,17 +418,17 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	int ch = c->gin.ch;
 	// rotate_nearest_cN, rotate_bilinear_cN: tiles of ROTATE_TILE pixels a side, whose items
 	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows.
-	// Their _ext_cN forms where the output's rows are not whole words (ow ch not a multiple
-	// of 4): each tile's rows then end on a whole word, with pixels of the next tile.
+	// Their _skew_cN forms where the output's rows are not whole words (ow ch not a multiple
+	// of 4): each tile row then starts up to 3 pixels right, on a word (rotate_skew).
 	static const char *const tiles[2][2][5] = {
 		{ { NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
 		    "rotate_nearest_c4" },
 		  { NULL, "rotate_bilinear_c1", "rotate_bilinear_c2", "rotate_bilinear_c3",
 		    "rotate_bilinear_c4" } },
-		{ { NULL, "rotate_nearest_ext_c1", "rotate_nearest_ext_c2", "rotate_nearest_ext_c3",
+		{ { NULL, "rotate_nearest_skew_c1", "rotate_nearest_skew_c2", "rotate_nearest_skew_c3",
 		    NULL },
-		  { NULL, "rotate_bilinear_ext_c1", "rotate_bilinear_ext_c2",
-		    "rotate_bilinear_ext_c3", NULL } },
+		  { NULL, "rotate_bilinear_skew_c1", "rotate_bilinear_skew_c2",
+		    "rotate_bilinear_skew_c3", NULL } },
 	};
 	const char *tile = tiles[(size_t)c->gout.w * ch % 4 != 0][m.bilinear][ch];
 	int fits = 0;
