@@ -504,6 +504,8 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 	const int rows = min(ROTATE_TILE, oh - y0), nw = ROTATE_TILE * ch / 4; // words of a row
 	if (skew && x0 == 0 && i0 < rows) { // row i0's first pixels, left of its skew
 		const size_t s = (size_t)(y0 + i0) * ow * ch;
+		// min: a canvas may be narrower than the skew (ow 1 or 2), and the bytes past
+		// the row are the next row's (or past the last row, the buffer's end)
 		const int nb = min(rotate_skew(y0 + i0, ow, ch), ow) * ch;
 		for (int j = 0; j < nb; j++)
 			out[s + j] = (uchar)((outside ? bg : head[i0][j / ch]) >> (8 * (j % ch)));
