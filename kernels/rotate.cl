@@ -603,10 +603,11 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 					     PIXEL(in, W, H, CH, bg, u, v, true) :        \
 					     PIXEL(in, W, H, CH, bg, u, v, false);        \
 			}                                                               \
-		/* With SKEW the item's pixels lie d columns right: with trans its     \
-		   line is row lx, d = rotate_skew(lx) moves its places; else its line \
-		   is column lx and its places rows b, whose b mod 4 (so d) is one     \
-		   value for even j and one for odd (one for all j where RY is 4). */   \
+		/* With SKEW the item's pixels lie d columns right (d of the row's y   \
+		   mod 4, and y0 is a multiple of 4): with trans its line is row lx,   \
+		   d = rotate_skew(lx) moves its places; else its line is column lx    \
+		   and its places rows b, whose b mod 4 (so d) is one value for even j \
+		   and one for odd (one for all j where RY is 4). */                   \
 		long gu = U + R, gv = V + R;                                            \
 		int d0 = 0, d1 = 0;                                                     \
 		if (SKEW && trans) {                                                    \
