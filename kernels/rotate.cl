@@ -486,10 +486,11 @@ uint rotate_bg_word(uint bg, int w, int ch)
 
 // The tile's pixels (or, outside, the background pixel) to the output as whole aligned words,
 // RY rows of items; skew as above (else every row starts on a word: the host runs the
-// kernels without skew only where ow ch is a multiple of 4). A tile whose every row holds
-// ROTATE_TILE pixels takes the first loop; a tile cut by the output's right edge stores its
-// rows' last words byte by byte where the row ends inside them. The pixels (and bg) have
-// their bits past 8 ch clear.
+// kernels without skew only where ow ch is a multiple of 4). A tile that ends at least
+// ROTATE_SKEW_MAX pixels (with skew; else 0) left of the output's right edge, so that every
+// row holds ROTATE_TILE pixels whatever its skew, takes the first loop; the others go word
+// by word, and store a row's last word byte by byte where the row ends inside it. The pixels
+// (and bg) have their bits past 8 ch clear.
 // Measured on an H100 against one item storing a pixel's bytes one by one: 8K rotate:30,
 // bilinear, RGB 12% and grey 36% less time (docs/BENCHMARKS.md, thirteenth session). Each
 // item keeps one word column, so the loop has no division and steps its address by a
