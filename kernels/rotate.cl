@@ -461,16 +461,6 @@ int rotate_skew(int y, int ow, int ch)
 	return ch == 2 ? (int)(m >> 1) : (int)((0u - m * (uint)ch) & 3);
 }
 
-// Wrapped places (ROTATE_MAP, with trans): an item's line is one tile row, and the skew of
-// that row (0-3 pixels) would move all its places, each row of a warp by another amount; a
-// warp's one-byte taps then touch more sectors of the input. Where ROTATE_WRAP, place b
-// makes the unskewed column x0 + b instead, or x0 + b + 32 for the b left of the row's skew
-// (the pixel the skewed row holds at its end), so the warp's taps stay in step. On an H100
-// (thirty-fifth session, docs/BENCHMARKS.md), 8K grey bilinear: 60 and 120 degrees 11-14%
-// less time, 45 and 30 degrees unchanged, 10 degrees 1-4% more (without trans, in the run's
-// noise). Grey nearest and RGB, wrapped, were not faster (thirty-fourth session).
-#define ROTATE_WRAP(CH, BILINEAR, SKEW) ((SKEW) && (BILINEAR) && (CH) == 1)
-
 // Word w of tile row r (bytes 4w .. 4w + 3 of the row's pixels, the first byte lowest), and
 // the same word of a row of background pixels.
 uint rotate_tile_word(__local uint (*tile)[ROTATE_TILE + 1], int r, int w, int ch)
@@ -577,11 +567,25 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 // and 11% (grey) less time on an H100, 22-24% and 12-13% on an H200 (docs/BENCHMARKS.md,
 // thirty-fourth session). The other kernels leave the skew out (rows of whole words need
 // none).
-#define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR, SKEW)                                      \
+// WRAP (rotate_bilinear_wrap_c1, which the host runs for grey bilinear on such canvases
+// where trans is true, in place of the _skew_c1 kernel): an item's line is one tile row,
+// and that row's skew (0-3 pixels) would move all its places, the rows of a warp each by
+// another amount, so that a warp's one-byte taps touch more sectors of the input. Instead
+// place b makes the unskewed column x0 + b, or x0 + b + 32 where b is left of the row's
+// skew d (the pixel the skewed row holds at its end), at tile index (b - d) mod 32; the
+// warp's taps stay in step. 8K grey on an H100: 60 and 120 degrees 13-17% less time
+// (docs/BENCHMARKS.md, thirty-fifth session). A kernel of its own, so that the other angles
+// run the _skew_c1 kernel's code unchanged: the wrap's test in every pixel of that kernel had
+// cost them 1-5% (10 degrees). Grey nearest and RGB, wrapped, were not faster (thirty-fourth
+// session).
+#define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR, SKEW, WRAP)                                \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY(CH), 1)))           \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
 	  int C, int S, uint bg, int T, int trans)                                       \
 {                                                                                       \
+	/* trans orders the work, not the bytes; the host runs WRAP with trans only, and \
+	   this leaves the other order out of its code */                                \
+	trans = WRAP || trans;                                                          \
 	const int RY = ROTATE_RY(CH), N = ROTATE_TILE / ROTATE_RY(CH);                   \
 	__local uint tile[ROTATE_TILE][ROTATE_TILE + 1]; /* rows padded by one word */  \
 	__local uint head[ROTATE_TILE][ROTATE_SKEW_MAX];                                \
@@ -618,12 +622,11 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 		   mod 4, and y0 is a multiple of 4): with trans its line is row lx,   \
 		   d = rotate_skew(lx) moves its places; else its line is column lx    \
 		   and its places rows b, whose b mod 4 (so d) is one value for even j \
-		   and one for odd (one for all j where RY is 4). Grey bilinear with   \
-		   trans wraps instead (ROTATE_WRAP): place b makes column x0 + b of    \
-		   row lx, or x0 + b + 32 where b < d, at tile index (b - d) mod 32. */ \
+		   and one for odd (one for all j where RY is 4). WRAP wraps the      \
+		   places by the same d, dw, instead (above). */                       \
 		long gu = U + R, gv = V + R;                                            \
 		int d0 = 0, d1 = 0, dw = 0;                                             \
-		if (ROTATE_WRAP(CH, BILINEAR, SKEW) && trans) {                         \
+		if (WRAP) {                                                             \
 			dw = rotate_skew(lx, ow, CH);                                   \
 		} else if (SKEW && trans) {                                             \
 			int d = rotate_skew(lx, ow, CH);                                \
@@ -641,7 +644,8 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 		if (where == ROTATE_INSIDE)                                             \
 			_Pragma("unroll") for (int j = 0; j < N; j++) {                  \
 				int b = (ly + RY * j + sh) & (ROTATE_TILE - 1);         \
-				b += b < dw ? ROTATE_TILE : 0;                          \
+				if (WRAP)                                               \
+					b += b < dw ? ROTATE_TILE : 0;                  \
 				px[j] = PIXEL(in, W, H, CH, bg,                         \
 					      rotate_line_q(j & 1 ? lu1 : lu0, b),      \
 					      rotate_line_q(j & 1 ? lv1 : lv0, b), true); \
@@ -649,7 +653,8 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 		else                                                                    \
 			_Pragma("unroll") for (int j = 0; j < N; j++) {                  \
 				int b = (ly + RY * j + sh) & (ROTATE_TILE - 1);         \
-				b += b < dw ? ROTATE_TILE : 0;                          \
+				if (WRAP)                                               \
+					b += b < dw ? ROTATE_TILE : 0;                  \
 				px[j] = PIXEL(in, W, H, CH, bg,                         \
 					      rotate_line_q(j & 1 ? lu1 : lu0, b),      \
 					      rotate_line_q(j & 1 ? lv1 : lv0, b), false); \
@@ -666,21 +671,22 @@ void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, i
 	rotate_store_tile(out, tile, head, SKEW, where == ROTATE_OUTSIDE, bg, x0, y0, ow, oh,  \
 			  CH, RY);                                                       \
 }
-IF_C1(ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false, false))
-IF_C2(ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false, false))
-IF_C3(ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false, false))
-IF_C4(ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false, false))
-IF_C1(ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true, false))
-IF_C2(ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true, false))
-IF_C3(ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true, false))
-IF_C4(ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true, false))
+IF_C1(ROTATE_MAP(rotate_nearest_c1, rotate_nearest_px, 1, false, false, false))
+IF_C2(ROTATE_MAP(rotate_nearest_c2, rotate_nearest_px, 2, false, false, false))
+IF_C3(ROTATE_MAP(rotate_nearest_c3, rotate_nearest_px, 3, false, false, false))
+IF_C4(ROTATE_MAP(rotate_nearest_c4, rotate_nearest_px, 4, false, false, false))
+IF_C1(ROTATE_MAP(rotate_bilinear_c1, rotate_bilinear_px, 1, true, false, false))
+IF_C2(ROTATE_MAP(rotate_bilinear_c2, rotate_bilinear_alpha_px, 2, true, false, false))
+IF_C3(ROTATE_MAP(rotate_bilinear_c3, rotate_bilinear_px, 3, true, false, false))
+IF_C4(ROTATE_MAP(rotate_bilinear_c4, rotate_bilinear_alpha_px, 4, true, false, false))
 // 4 channels make rows of whole words: no _skew_c4
-IF_C1(ROTATE_MAP(rotate_nearest_skew_c1, rotate_nearest_px, 1, false, true))
-IF_C2(ROTATE_MAP(rotate_nearest_skew_c2, rotate_nearest_px, 2, false, true))
-IF_C3(ROTATE_MAP(rotate_nearest_skew_c3, rotate_nearest_px, 3, false, true))
-IF_C1(ROTATE_MAP(rotate_bilinear_skew_c1, rotate_bilinear_px, 1, true, true))
-IF_C2(ROTATE_MAP(rotate_bilinear_skew_c2, rotate_bilinear_alpha_px, 2, true, true))
-IF_C3(ROTATE_MAP(rotate_bilinear_skew_c3, rotate_bilinear_px, 3, true, true))
+IF_C1(ROTATE_MAP(rotate_nearest_skew_c1, rotate_nearest_px, 1, false, true, false))
+IF_C2(ROTATE_MAP(rotate_nearest_skew_c2, rotate_nearest_px, 2, false, true, false))
+IF_C3(ROTATE_MAP(rotate_nearest_skew_c3, rotate_nearest_px, 3, false, true, false))
+IF_C1(ROTATE_MAP(rotate_bilinear_skew_c1, rotate_bilinear_px, 1, true, true, false))
+IF_C2(ROTATE_MAP(rotate_bilinear_skew_c2, rotate_bilinear_alpha_px, 2, true, true, false))
+IF_C3(ROTATE_MAP(rotate_bilinear_skew_c3, rotate_bilinear_px, 3, true, true, false))
+IF_C1(ROTATE_MAP(rotate_bilinear_wrap_c1, rotate_bilinear_px, 1, true, true, true))
 #endif // !CLIMG_CPU_KERNELS
 
 // For CPU devices (kernels/cpu.clh), and for inputs of 2^31 bytes or more: one output pixel a

@@ -419,7 +419,8 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 	// rotate_nearest_cN, rotate_bilinear_cN: tiles of ROTATE_TILE pixels a side, whose items
 	// make their pixels in the order T and trans give (kernels/rotate.cl): along input rows.
 	// Their _skew_cN forms where the output's rows are not whole words (ow ch not a multiple
-	// of 4): each tile row then starts up to 3 pixels right, on a word (rotate_skew).
+	// of 4): each tile row then starts up to 3 pixels right, on a word (rotate_skew); and
+	// there, for grey bilinear along output rows (trans), rotate_bilinear_wrap_c1.
 	static const char *const tiles[2][2][5] = {
 		{ { NULL, "rotate_nearest_c1", "rotate_nearest_c2", "rotate_nearest_c3",
 		    "rotate_nearest_c4" },
@@ -430,7 +431,9 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 		  { NULL, "rotate_bilinear_skew_c1", "rotate_bilinear_skew_c2",
 		    "rotate_bilinear_skew_c3", NULL } },
 	};
-	const char *tile = tiles[(size_t)c->gout.w * ch % 4 != 0][m.bilinear][ch];
+	const bool skew = (size_t)c->gout.w * ch % 4 != 0, trans = llabs(m.s) > llabs(m.c);
+	const char *tile = skew && m.bilinear && ch == 1 && trans ? "rotate_bilinear_wrap_c1"
+							       : tiles[skew][m.bilinear][ch];
 	int fits = 0;
 	if (!ocl_cpu_kernels(c->ocl) && geom_bytes(&c->gin) <= INT32_MAX) {
 		fits = ocl_kernel_fits(c->ocl, "rotate", ch, tile, ROTATE_TILE, ROTATE_RY(ch));
@@ -452,7 +455,6 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 						   OCL_INT(c->gout.h), OCL_INT(m.c), OCL_INT(m.s),
 						   OCL_UINT(bg), OCL_END });
 	}
-	bool trans = llabs(m.s) > llabs(m.c);
 	int64_t t = (int64_t)(trans ? m.c : m.s) * 65536 / (trans ? m.s : m.c);
 	size_t tw = up_div((size_t)c->gout.w, ROTATE_TILE), th = up_div((size_t)c->gout.h, ROTATE_TILE);
 	return ocl_run(c->ocl, "rotate", ch, tile, tw * ROTATE_TILE,
