@@ -575,9 +575,9 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 // skew d (the pixel the skewed row holds at its end), at tile index (b - d) mod 32; the
 // warp's taps stay in step. 8K grey on an H100: 60 and 120 degrees 13-17% less time
 // (docs/BENCHMARKS.md, thirty-fifth session). A kernel of its own, so that the other angles
-// run the _skew_c1 kernel's code unchanged: the wrap's test in every pixel of that kernel had
-// cost them 1-5% (10 degrees). Grey nearest and RGB, wrapped, were not faster (thirty-fourth
-// session).
+// run the _skew_c1 kernel's code unchanged: with the wrap's test in every pixel of that
+// kernel, 10 degrees took 3% more time on average (1-5%, about the runs' spread). Grey
+// nearest and RGB, wrapped, were not faster (thirty-fourth session).
 #define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR, SKEW, WRAP)                                \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY(CH), 1)))           \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
