@@ -17,7 +17,7 @@ CFLAGS    ?= -O2 -g
 CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
 LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(LIBDIRS))
-LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lm -pthread
+LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lnettle -lm -pthread
 comma     := ,
 
 # B is the object directory and OUT the prefix of the binaries: `make check-asan` builds the

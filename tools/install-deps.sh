@@ -5,7 +5,7 @@
 set -eu
 PKGS="make gcc pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
 libpng-dev libjpeg62-turbo-dev libdeflate-dev zlib1g-dev libstb-dev groff-base
-clang libclang-rt-14-dev valgrind"
+clang libclang-rt-14-dev valgrind nettle-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -77,6 +77,8 @@ struct write_opts {
 // renamed over the final name by outfile_commit(). "-" is standard output; an existing
 // path that is not a regular file (/dev/null, a FIFO) is written directly. Every write is
 // checked. While a temporary file exists, SIGINT/SIGTERM/SIGHUP remove it before exiting.
+// Different outfiles may be used on different threads at once (one outfile, one thread);
+// at most 1024 temporary files exist at once (outfile_open fails beyond that).
 struct outfile;
 
 // Opens the destination now, so a missing or read-only directory, or a path that is a
@@ -92,6 +94,20 @@ int outfile_commit(struct outfile *f);
 
 // Removes the temporary file and frees f. NULL-safe.
 void outfile_abort(struct outfile *f);
+
+// The size and SHA-256 of an output, as written (SHA-256 by nettle).
+struct outfile_sum {
+	uint64_t bytes;     // every byte outfile_write was given
+	uint8_t sha256[32]; // of the bytes written since outfile_sum_on; all zero without it
+};
+
+// From now on, hashes what is written; call it before the first outfile_write so the sum
+// covers the whole output.
+void outfile_sum_on(struct outfile *f);
+
+// As outfile_commit, and fills *sum (NULL allowed) first, whether the commit succeeds or
+// not (the caller uses it only on success).
+int outfile_commit_sum(struct outfile *f, struct outfile_sum *sum);
 
 // Encodes im in fmt into f (does not commit). Checks img_format_check() and opts (NULL
 // means quality 90, level 6); messages start with the output name ("stdout" for "-").

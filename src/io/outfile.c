@@ -4,16 +4,22 @@
 // interrupt never leaves a half-written image and the old file survives. "-" (stdout) and
 // existing non-regular files (/dev/null, FIFOs, terminals) are written directly.
 //
-// Temporary files are listed in a small registry; SIGINT, SIGTERM and SIGHUP handlers
-// unlink them and re-raise the signal with the default action. The handlers are installed
-// once, with the first temporary file, and only over a default disposition (a signal the
-// parent set to "ignore", as nohup does, stays ignored).
+// Temporary files are listed in a registry of TMP_SLOTS paths, shared by every thread;
+// SIGINT, SIGTERM and SIGHUP handlers unlink them and re-raise the signal with the default
+// action. The handlers are installed once, with the first temporary file, and only over a
+// default disposition (a signal the parent set to "ignore", as nohup does, stays ignored).
+//
+// The SHA-256 of what is written (outfile_sum_on) comes from nettle: a small, well-kept
+// library made for exactly such primitives (LGPL, in every Debian release), where
+// OpenSSL's libcrypto would be a far larger dependency for one hash.
 // realpath() is XSI; -D_POSIX_C_SOURCE alone does not declare it.
 #define _XOPEN_SOURCE 700
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <nettle/sha2.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,19 +49,34 @@ struct outfile {
 	int slot;      // registry slot of tmp, -1 if none
 	int write_err; // errno of the first failed write, 0 if none
 	size_t used;   // bytes waiting in buf
+	uint64_t bytes; // bytes passed to outfile_write so far
+	int summing;    // outfile_sum_on was called: sha covers what was written since
+	struct sha256_ctx sha;
 	uint8_t buf[OUT_BUF_BYTES];
 };
 
 // ---- temporary file registry and signal handlers ------------------------------------
 
-// A slot is in use while used[i] is 1; the path is written before used[i] is set and a
-// slot is never freed while in use, so the handler (possibly on another thread, e.g. one
-// of the OpenCL runtime's) only ever reads complete strings. _Atomic int is lock-free on
-// every platform we build for, which makes it async-signal-safe.
-#define TMP_SLOTS 8
-static _Atomic int tmp_used[TMP_SLOTS];
+// Slot states: TMP_FREE; TMP_FILLING while a thread writes a path into it (the handler
+// skips it); TMP_LIVE once the path is complete (the handler unlinks it). Threads claim a
+// free slot with a compare-and-swap. _Atomic int is lock-free on every platform we build
+// for, which makes it async-signal-safe. 1024 slots cover a batch's images in flight with
+// their side outputs; the paths are static, and pages never touched cost no memory.
+//
+// Creating a file and registering it is not one step. A thread does both with the cleanup
+// signals blocked, between tmp_creating++ and tmp_creating--, and only while tmp_stopping
+// is 0; the handler sets tmp_stopping, then waits until tmp_creating is 0 (the threads it
+// waits for have those signals blocked, so they run on and finish the step), then unlinks
+// every live slot. Both sides use sequentially consistent atomics, so either the thread
+// sees tmp_stopping and creates nothing, or the handler sees its step and waits for it:
+// no temporary file is ever left behind, whichever thread takes the signal.
+#define TMP_SLOTS 1024
+enum { TMP_FREE = 0, TMP_LIVE = 1, TMP_FILLING = 2 };
+static _Atomic int tmp_state[TMP_SLOTS];
 static char tmp_paths[TMP_SLOTS][PATH_MAX];
-static int handlers_installed;
+static _Atomic int tmp_creating;
+static _Atomic int tmp_stopping;
+static pthread_once_t handlers_once = PTHREAD_ONCE_INIT;
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -64,8 +85,11 @@ static void on_signal(int sig)
 	int saved = errno;
 	int i;
 
+	atomic_store(&tmp_stopping, 1);
+	while (atomic_load(&tmp_creating) > 0)
+		;
 	for (i = 0; i < TMP_SLOTS; i++)
-		if (atomic_load(&tmp_used[i]))
+		if (atomic_load(&tmp_state[i]) == TMP_LIVE)
 			unlink(tmp_paths[i]);
 	// The signal is blocked while its handler runs: raise() leaves it pending and it is
 	// delivered, with the default action, when the handler returns.
@@ -79,9 +103,6 @@ static void install_handlers(void)
 	struct sigaction sa, old;
 	size_t i;
 
-	if (handlers_installed)
-		return;
-	handlers_installed = 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -95,7 +116,8 @@ static void install_handlers(void)
 	}
 }
 
-// Registers path; the slot number, or -1 with err set when all are taken.
+// Registers path (called between tmp_creating++ and tmp_creating--); the slot number, or
+// -1 with err set when all are taken.
 static int tmp_register(const char *path, const char *name)
 {
 	int i;
@@ -104,11 +126,12 @@ static int tmp_register(const char *path, const char *name)
 		return err_set("%s: cannot create temporary file: %s", name,
 		               strerror(ENAMETOOLONG));
 	for (i = 0; i < TMP_SLOTS; i++) {
-		if (atomic_load(&tmp_used[i]))
+		int expected = TMP_FREE;
+
+		if (!atomic_compare_exchange_strong(&tmp_state[i], &expected, TMP_FILLING))
 			continue;
 		strcpy(tmp_paths[i], path);
-		atomic_store(&tmp_used[i], 1);
-		install_handlers();
+		atomic_store(&tmp_state[i], TMP_LIVE);
 		return i;
 	}
 	return err_set("%s: too many output files open at once (at most %d)", name, TMP_SLOTS);
@@ -117,23 +140,20 @@ static int tmp_register(const char *path, const char *name)
 static void tmp_unregister(int slot)
 {
 	if (slot >= 0)
-		atomic_store(&tmp_used[slot], 0);
+		atomic_store(&tmp_state[slot], TMP_FREE);
 }
 
 // ---- helpers -------------------------------------------------------------------------
 
-// The process umask, read without changing it where the system allows (Linux 4.7+
-// reports it in /proc/self/status); otherwise set and restored at once.
-static mode_t current_umask(void)
+static mode_t umask_value;
+
+// Reads the process umask into umask_value without changing it where the system allows
+// (Linux 4.7+ reports it in /proc/self/status); otherwise sets and restores it at once.
+static void read_umask(void)
 {
-	static int known;
-	static mode_t mask;
 	FILE *fp;
 	char line[128];
 
-	if (known)
-		return mask;
-	known = 1;
 	fp = fopen("/proc/self/status", "r");
 	if (fp) {
 		while (fgets(line, sizeof(line), fp)) {
@@ -146,16 +166,24 @@ static mode_t current_umask(void)
 			v = strtoul(line + 6, &end, 8);
 			if (errno == 0 && end != line + 6 && v <= 0777) {
 				fclose(fp);
-				mask = (mode_t)v;
-				return mask;
+				umask_value = (mode_t)v;
+				return;
 			}
 			break;
 		}
 		fclose(fp);
 	}
-	mask = umask(022);
-	umask(mask);
-	return mask;
+	umask_value = umask(022);
+	umask(umask_value);
+}
+
+// The process umask, read once (threads open outputs concurrently).
+static mode_t current_umask(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, read_umask);
+	return umask_value;
 }
 
 // "dir/.base.climg-XXXXXX" for target "dir/base". NULL with err set.
@@ -280,25 +308,38 @@ struct outfile *outfile_open(const char *path)
 	f->tmp = tmp_template(f->target, path);
 	if (!f->tmp)
 		goto fail;
+	pthread_once(&handlers_once, install_handlers);
 	// A signal between creating the file and registering it would leave the file
-	// behind: the cleanup signals wait until the handler knows the path.
+	// behind: see the registry's comment.
 	sigemptyset(&block);
 	for (size_t i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
 		sigaddset(&block, cleanup_signals[i]);
-	sigprocmask(SIG_BLOCK, &block, &saved_mask);
-	f->fd = mkstemp(f->tmp);
+	pthread_sigmask(SIG_BLOCK, &block, &saved_mask);
+	atomic_fetch_add(&tmp_creating, 1);
+	if (atomic_load(&tmp_stopping)) {
+		// a signal is being handled: the process is about to end
+		err_set("%s: cannot create temporary file: interrupted", path);
+		f->fd = -1;
+	} else {
+		f->fd = mkstemp(f->tmp);
+		if (f->fd < 0)
+			err_set("%s: cannot create temporary file: %s", path, strerror(errno));
+		else
+			f->slot = tmp_register(f->tmp, path);
+		if (f->fd >= 0 && f->slot < 0) {
+			unlink(f->tmp);
+			close(f->fd);
+			f->fd = -1;
+		}
+	}
+	atomic_fetch_sub(&tmp_creating, 1);
+	pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
 	if (f->fd < 0) {
-		err_set("%s: cannot create temporary file: %s", path, strerror(errno));
 		free(f->tmp);
 		f->tmp = NULL; // nothing to unlink
-		sigprocmask(SIG_SETMASK, &saved_mask, NULL);
 		goto fail;
 	}
 	f->owns_fd = 1;
-	f->slot = tmp_register(f->tmp, path);
-	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
-	if (f->slot < 0)
-		goto fail;
 	if (fchmod(f->fd, mode) != 0) {
 		err_set("%s: cannot set the temporary file's permissions: %s", path,
 		        strerror(errno));
@@ -346,6 +387,10 @@ int outfile_write(struct outfile *f, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
+	f->bytes += len;
+	if (f->summing)
+		sha256_update(&f->sha, len, p);
+
 	if (f->write_err)
 		return write_fd(f, NULL, 0);
 	if (len <= OUT_BUF_BYTES - f->used) {
@@ -360,6 +405,23 @@ int outfile_write(struct outfile *f, const void *data, size_t len)
 	memcpy(f->buf, p, len);
 	f->used = len;
 	return 0;
+}
+
+void outfile_sum_on(struct outfile *f)
+{
+	sha256_init(&f->sha);
+	f->summing = 1;
+}
+
+int outfile_commit_sum(struct outfile *f, struct outfile_sum *sum)
+{
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		sum->bytes = f->bytes;
+		if (f->summing)
+			sha256_digest(&f->sha, SHA256_DIGEST_SIZE, sum->sha256);
+	}
+	return outfile_commit(f);
 }
 
 int outfile_commit(struct outfile *f)
