@@ -62,9 +62,14 @@ $(B)/kernels.o: $(B)/kernels.c
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
 TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/kernels \
-                $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so $(REPLAY_BINS)
+                $(OUT)tests/jobs $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The batch modules: input lists, templates, the report, progress (tests/t-jobs.sh).
+$(OUT)tests/jobs: $(B)/tests/jobs.o $(B)/tests/jobs_out.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -99,7 +104,7 @@ $(OUT)tests/kernels: $(B)/tests/kernels.o $(LIB_OBJ)
 test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
 	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
 	CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
-	FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
+	JOBSTEST=$(OUT)tests/jobs FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
 	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
 # ---- benchmarks (docs/BENCHMARKS.md) --------------------------------------------------------
@@ -144,7 +149,7 @@ check-asan:
 	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
 		CODEC=build-asan/tests/codec KERNELS=build-asan/tests/kernels \
-		BENCH=build-asan/tools/bench \
+		JOBSTEST=build-asan/tests/jobs BENCH=build-asan/tools/bench \
 		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
 		sh tests/asan-run.sh
 
@@ -192,7 +197,7 @@ install: climg
 
 clean:
 	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec \
-		tests/kernels tools/bench \
+		tests/kernels tests/jobs tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
 # Keep intermediate objects (the fuzz replay objects come through a pattern chain): make would
@@ -202,4 +207,4 @@ clean:
 .PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
 	FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
-	$(B)/tests/kernels.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d
+	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

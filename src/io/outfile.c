@@ -41,14 +41,14 @@
 #define WRITE_MAX ((size_t)1 << 30)
 
 struct outfile {
-	char *name;    // for messages: the path as given, "stdout" for "-"
-	char *target;  // the final path (symlinks resolved); NULL when writing directly
-	char *tmp;     // the temporary path; NULL when writing directly
-	int fd;        // -1 once closed
-	int owns_fd;   // close fd when done (not for stdout)
-	int slot;      // registry slot of tmp, -1 if none
-	int write_err; // errno of the first failed write, 0 if none
-	size_t used;   // bytes waiting in buf
+	char *name;     // for messages: the path as given, "stdout" for "-"
+	char *target;   // the final path (symlinks resolved); NULL when writing directly
+	char *tmp;      // the temporary path; NULL when writing directly
+	int fd;         // -1 once closed
+	int owns_fd;    // close fd when done (not for stdout)
+	int slot;       // registry slot of tmp, -1 if none
+	int write_err;  // errno of the first failed write, 0 if none
+	size_t used;    // bytes waiting in buf
 	uint64_t bytes; // bytes passed to outfile_write so far
 	int summing;    // outfile_sum_on was called: sha covers what was written since
 	struct sha256_ctx sha;
