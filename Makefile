@@ -125,6 +125,12 @@ bench: climg tools/bench
 bench-e2e: climg tests/imgtool
 	sh tools/bench-e2e.sh
 
+# Batch throughput against one process per file, shell loops and peers where installed
+# (tools/bench-batch.sh; BENCH_SMALL, BENCH_LARGE, BENCH_RUNS, BENCH_JOBS, BENCH_CHAINS,
+# BENCH_LOOP, BENCH_DIR).
+bench-batch: climg tests/imgtool
+	sh tools/bench-batch.sh
+
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
 	sh tests/make-testdata.sh
@@ -204,7 +210,7 @@ clean:
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
+.PHONY: all test bench bench-e2e bench-batch testdata install clean check-asan check-valgrind fuzz lib-objs \
 	FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
 	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

@@ -106,6 +106,11 @@ int err_prefix(const char *fmt, ...)
 	return -1;
 }
 
+void err_clear(void)
+{
+	err_buf[0] = '\0';
+}
+
 const char *err_msg(void)
 {
 	return err_buf;

@@ -16,6 +16,9 @@ int err_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // The last message this thread recorded, or "" when none (each thread has its own).
 const char *err_msg(void);
 
+// Forgets this thread's message: a caller that has reported its failures itself.
+void err_clear(void);
+
 // Prints "climg: warning: MESSAGE" to stderr unless err_quiet is set.
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -12,7 +12,15 @@
 #include "par.h"
 #include "parse.h"
 
-int par_threads(void)
+static _Thread_local int share;
+
+void par_set_share(int n)
+{
+	share = n;
+}
+
+// The threads the process may use, the same on every thread.
+static int threads_all(void)
 {
 	static int cached;
 	const char *env = getenv("CLIMG_THREADS");
@@ -39,6 +47,12 @@ int par_threads(void)
 	}
 	cached = (int)n;
 	return cached;
+}
+
+int par_threads(void)
+{
+	int n = threads_all();
+	return share > 0 && share < n ? share : n;
 }
 
 struct par_job {

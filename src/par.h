@@ -12,6 +12,10 @@
 #define PAR_DEFAULT_MAX 64
 int par_threads(void);
 
+// Limits par_threads() on the calling thread to n (0: no limit), for a thread that shares
+// the cores with others working at once (a batch's images).
+void par_set_share(int n);
+
 // Runs fn(ctx, task, worker) for every task in 0 .. ntasks-1 on at most nworkers threads,
 // the calling thread included (it is worker 0); worker is in 0 .. nworkers-1, and two
 // tasks running at once never share a worker number, so per-worker scratch state needs no

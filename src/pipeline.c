@@ -8,10 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "err.h"
-#include "io/io.h"
 #include "ocl.h"
 
 #define FREE(p) (free(p), (p) = NULL)
@@ -91,7 +90,7 @@ int chain_parse(struct chain *c, int n, char *const *tokens)
 
 // Prefixes err with the stage's token, shortened when long (a custom kernel can be
 // thousands of numbers), and returns -1.
-static int stage_err(const struct chain_stage *s)
+static int stage_err(const struct plan_stage *s)
 {
 	const int max = 48;
 	if (strlen(s->token) <= (size_t)max)
@@ -99,46 +98,59 @@ static int stage_err(const struct chain_stage *s)
 	return err_prefix("%.*s...", max - 3, s->token);
 }
 
-int chain_plan(struct chain *c, const struct geom *in)
+int plan_make(struct plan *c, const struct chain *ch, const struct geom *in, uint64_t max_pixels)
 {
 	struct geom g = *in;
 	uint64_t host;
-	c->in = *in;
+	*c = (struct plan){ .in = *in };
 	// The readers check the input; callers that build images themselves get the same.
 	if (in->ch < 1 || in->ch > 4 || in->w < 1 || in->h < 1 || in->w > IMG_MAX_SIDE ||
 	    in->h > IMG_MAX_SIDE)
 		return err_set("the input is %dx%d with %d channels (1 to %d pixels a side and 1 "
 			       "to 4 channels are possible)",
 			       in->w, in->h, in->ch, IMG_MAX_SIDE);
+	c->st = calloc(ch->n ? (size_t)ch->n : 1, sizeof *c->st);
+	if (!c->st)
+		return err_set("out of memory");
+	c->n = ch->n;
 	c->max_bytes = geom_bytes(in);
-	c->side_bytes = c->side_cl_bytes = 0;
-	FREE(c->side);
 	for (int i = 0; i < c->n; i++) {
-		struct chain_stage *s = &c->st[i];
+		struct plan_stage *s = &c->st[i];
+		s->ops = ch->st[i].ops;
+		s->token = ch->st[i].token;
+		s->params = ch->st[i].params;
 		s->in = g;
-		s->side = NULL;
-		memset(&s->plan, 0, sizeof s->plan);
-		if (s->ops->plan(s->params, &g, &s->plan) < 0)
-			return stage_err(s);
+		if (s->ops->plan(s->params, &g, &s->plan) < 0) {
+			stage_err(s);
+			goto fail;
+		}
 		// a stage without run_cpu only measures; side outputs are arrays of uint32_t
 		if ((!s->ops->run_cpu && !s->plan.passthrough) || s->plan.side_bytes % 4 ||
 		    (s->plan.side_bytes && !s->ops->side_cpu) ||
-		    s->plan.side_copies < 0)
-			return err_set("%s: internal error: inconsistent stage plan", s->token);
+		    s->plan.side_copies < 0) {
+			err_set("%s: internal error: inconsistent stage plan", s->token);
+			goto fail;
+		}
 		if (s->plan.passthrough)
 			s->plan.out = g;
 		g = s->plan.out;
-		if (g.ch < 1 || g.ch > 4 || g.w < 1 || g.h < 1)
-			return err_set("%s: the output would be %dx%d with %d channels", s->token,
-				       g.w, g.h, g.ch);
-		if (g.w > IMG_MAX_SIDE || g.h > IMG_MAX_SIDE)
-			return err_set("%s: the output would be %dx%d pixels; sides are limited to %d",
-				       s->token, g.w, g.h, IMG_MAX_SIDE);
-		if (c->max_pixels && (uint64_t)g.w * (uint64_t)g.h > c->max_pixels)
-			return err_set("%s: the output would be %dx%d = %llu pixels, more than "
-				       "--max-pixels %llu",
-				       s->token, g.w, g.h, (unsigned long long)g.w * (unsigned long long)g.h,
-				       (unsigned long long)c->max_pixels);
+		if (g.ch < 1 || g.ch > 4 || g.w < 1 || g.h < 1) {
+			err_set("%s: the output would be %dx%d with %d channels", s->token, g.w,
+				g.h, g.ch);
+			goto fail;
+		}
+		if (g.w > IMG_MAX_SIDE || g.h > IMG_MAX_SIDE) {
+			err_set("%s: the output would be %dx%d pixels; sides are limited to %d",
+				s->token, g.w, g.h, IMG_MAX_SIDE);
+			goto fail;
+		}
+		if (max_pixels && (uint64_t)g.w * (uint64_t)g.h > max_pixels) {
+			err_set("%s: the output would be %dx%d = %llu pixels, more than "
+				"--max-pixels %llu",
+				s->token, g.w, g.h, (unsigned long long)g.w * (unsigned long long)g.h,
+				(unsigned long long)max_pixels);
+			goto fail;
+		}
 		if (geom_bytes(&g) > c->max_bytes)
 			c->max_bytes = geom_bytes(&g);
 		s->side_offset = c->side_bytes;
@@ -151,20 +163,33 @@ int chain_plan(struct chain *c, const struct geom *in)
 	// 64 bits; where size_t is narrower this says so rather than wrapping. The input,
 	// two ping-pong buffers and (for --verify) one for the downloaded image.
 	host = (uint64_t)geom_bytes(in) + 3 * (uint64_t)c->max_bytes;
-	if (host > SIZE_MAX)
-		return err_set("the chain needs %llu bytes of memory, more than this system "
-			       "can address",
-			       (unsigned long long)host);
+	if (host > SIZE_MAX) {
+		err_set("the chain needs %llu bytes of memory, more than this system can address",
+			(unsigned long long)host);
+		goto fail;
+	}
 	c->host_bytes = geom_bytes(in) + 2 * c->max_bytes;
 	if (c->side_bytes) {
 		c->side = calloc(1, c->side_bytes);
-		if (!c->side)
-			return err_set("out of memory");
+		if (!c->side) {
+			err_set("out of memory");
+			goto fail;
+		}
 		for (int i = 0; i < c->n; i++)
 			if (c->st[i].plan.side_bytes)
 				c->st[i].side = (char *)c->side + c->st[i].side_offset;
 	}
 	return 0;
+fail:
+	plan_free(c);
+	return -1;
+}
+
+void plan_free(struct plan *c)
+{
+	FREE(c->st);
+	FREE(c->side);
+	c->n = 0;
 }
 
 void chain_free(struct chain *c)
@@ -176,15 +201,14 @@ void chain_free(struct chain *c)
 		free(s->params);
 	}
 	FREE(c->st);
-	FREE(c->side);
 	c->n = 0;
 }
 
-int chain_programs(const struct chain *c, struct ocl_program_id *programs, int max)
+int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max)
 {
 	int n = 0;
 	for (int i = 0; i < c->n; i++) {
-		const struct chain_stage *s = &c->st[i];
+		const struct plan_stage *s = &c->st[i];
 		struct ocl_program_id p = { s->ops->program, s->in.ch };
 		int seen = 0;
 		// a passthrough without side output runs no kernel (run_cl gets no output and
@@ -202,7 +226,7 @@ int chain_programs(const struct chain *c, struct ocl_program_id *programs, int m
 // ---- the memory a run writes its images into ----------------------------------------------
 
 // How many stages of the chain write an image.
-static int image_stages(const struct chain *c)
+static int image_stages(const struct plan *c)
 {
 	int k = 0;
 	for (int i = 0; i < c->n; i++)
@@ -220,7 +244,7 @@ static void *mem_block(struct ocl *o, size_t bytes)
 	return p;
 }
 
-int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m)
+int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem *m)
 {
 	int k = image_stages(c);
 
@@ -242,7 +266,7 @@ void pipeline_mem_free(struct pipeline_mem *m)
 
 // A run's two blocks into *out and *tmp: mem's where it holds them for c (taken: mem is
 // emptied), else made here for o (pipeline_mem_alloc).
-static int mem_take(const struct chain *c, struct ocl *o, struct pipeline_mem *mem,
+static int mem_take(const struct plan *c, struct ocl *o, struct pipeline_mem *mem,
 		    uint8_t **out, uint8_t **tmp)
 {
 	struct pipeline_mem own;
@@ -270,7 +294,7 @@ struct cpu_run {
 
 // The image buffers (NULL where no stage writes them): mem's where it holds them for c
 // (taken from it), else allocated (mem_take).
-static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img *in,
+static int cpu_start(struct cpu_run *r, const struct plan *c, const struct img *in,
 		     struct pipeline_mem *mem)
 {
 	r->cur = in->data;
@@ -281,7 +305,7 @@ static int cpu_start(struct cpu_run *r, const struct chain *c, const struct img 
 	return mem_take(c, NULL, mem, &r->buf[0], &r->buf[1]);
 }
 
-static void cpu_step(struct cpu_run *r, const struct chain_stage *s)
+static void cpu_step(struct cpu_run *r, const struct plan_stage *s)
 {
 	struct img in = { r->g.w, r->g.h, r->g.ch, (uint8_t *)r->cur };
 	if (s->plan.side_bytes)
@@ -315,14 +339,7 @@ static int cpu_finish(struct cpu_run *r, struct img *out)
 	return out->data ? 0 : err_set("out of memory");
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-int pipeline_cpu(const struct chain *c, const struct img *in, struct pipeline_mem *mem,
+int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem *mem,
 		 struct img *out, struct run_times *t)
 {
 	struct cpu_run r;
@@ -401,7 +418,7 @@ static bool stage_has_cl(const struct stage_ops *ops)
 // Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
 // device wants (ocl_wrap_aligned), else uploaded into a buffer of its own. The host memory
 // the stages write: mem's where it has it (taken from it), else allocated here.
-static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const struct img *in,
+static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, const struct img *in,
 			      struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl *o = r->ocl;
@@ -433,11 +450,11 @@ static int cl_start_zero_copy(struct cl_run *r, const struct chain *c, const str
 	return 0;
 }
 
-static int cl_start(struct cl_run *r, const struct chain *c, struct ocl *o, const struct img *in,
+static int cl_start(struct cl_run *r, const struct plan *c, struct ocl *o, const struct img *in,
 		    struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl_program_id programs[64];
-	int n = chain_programs(c, programs, 64);
+	int n = plan_programs(c, programs, 64);
 	double t0 = now_ms();
 	*r = (struct cl_run){ .ocl = o, .g = c->in };
 	if (t) {
@@ -475,7 +492,7 @@ fail:
 	return -1;
 }
 
-static int cl_step(struct cl_run *r, const struct chain_stage *s)
+static int cl_step(struct cl_run *r, const struct plan_stage *s)
 {
 	struct stage_cl sc = { .ocl = r->ocl, .in = r->cur, .gin = r->g, .gout = s->plan.out };
 	if (!s->plan.passthrough)
@@ -498,7 +515,7 @@ static int cl_step(struct cl_run *r, const struct chain_stage *s)
 
 // Downloads the device's side outputs (side, c->side_cl_bytes) and adds each stage's copies
 // into host, laid out as c->side.
-static int side_download(const struct chain *c, struct ocl *o, struct ocl_buf *side, void *host)
+static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *side, void *host)
 {
 	uint32_t *dev = malloc(c->side_cl_bytes);
 	if (!dev)
@@ -508,7 +525,7 @@ static int side_download(const struct chain *c, struct ocl *o, struct ocl_buf *s
 		return -1;
 	}
 	for (int i = 0; i < c->n; i++) {
-		const struct chain_stage *s = &c->st[i];
+		const struct plan_stage *s = &c->st[i];
 		if (s->plan.side_bytes)
 			stage_side_fold(&s->plan, dev + s->side_cl_offset / 4,
 					(uint32_t *)((char *)host + s->side_offset));
@@ -517,7 +534,7 @@ static int side_download(const struct chain *c, struct ocl *o, struct ocl_buf *s
 	return 0;
 }
 
-int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reuse_bytes,
+int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,
 		struct pipeline_mem *mem, struct img *out, struct run_times *t)
 {
 	struct cl_run r;
@@ -586,7 +603,7 @@ fail:
 // ---- both, compared -----------------------------------------------------------------------
 
 // 0 when a and b (both of geometry g) are equal, else 1 with the first difference in err.
-static int compare(const struct chain_stage *s, int index, const struct geom *g,
+static int compare(const struct plan_stage *s, int index, const struct geom *g,
 		   const uint8_t *cl, const uint8_t *cpu)
 {
 	size_t n = geom_bytes(g);
@@ -605,10 +622,10 @@ static int compare(const struct chain_stage *s, int index, const struct geom *g,
 
 // 0 when the side outputs from the device (cl, laid out as c->side) equal the CPU's in
 // c->side, else 1 with the first difference in err.
-static int compare_side(const struct chain *c, const void *cl)
+static int compare_side(const struct plan *c, const void *cl)
 {
 	for (int k = 0; k < c->n; k++) {
-		const struct chain_stage *s = &c->st[k];
+		const struct plan_stage *s = &c->st[k];
 		const uint32_t *a = (const uint32_t *)((const char *)cl + s->side_offset);
 		const uint32_t *b = s->side;
 		char where[96];
@@ -628,7 +645,7 @@ static int compare_side(const struct chain *c, const void *cl)
 	return 0;
 }
 
-int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, struct img *out,
+int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, struct img *out,
 		    struct run_times *t)
 {
 	struct cpu_run cpu;
@@ -653,7 +670,7 @@ int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in, 
 	if (cl_start(&cl, c, o, in, NULL, t) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
-		const struct chain_stage *s = &c->st[i];
+		const struct plan_stage *s = &c->st[i];
 		cpu_step(&cpu, s);
 		if (cl_step(&cl, s) < 0)
 			goto fail;

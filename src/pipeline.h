@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The chain of stages: parsed from argv tokens, planned for an input geometry before any
-// pixel is decoded, then run on the CPU (the reference), on an OpenCL device, or on both
-// with a byte-for-byte comparison after every stage (--verify). Stages' side outputs (see
-// stages/stage.h) live in the chain: after a run, st[i].side holds stage i's.
+// The chain of stages: parsed from argv tokens once (struct chain), planned for each input's
+// geometry before any pixel is decoded (struct plan), then run on the CPU (the reference),
+// on an OpenCL device, or on both with a byte-for-byte comparison after every stage
+// (--verify). Stages' side outputs (see stages/stage.h) live in the plan: after a run,
+// st[i].side holds stage i's.
 #ifndef CLIMG_PIPELINE_H
 #define CLIMG_PIPELINE_H
 
@@ -16,15 +17,12 @@
 struct ocl;
 struct ocl_program_id;
 
+// A parsed chain: each stage's operations and parameters, made from argv tokens once and
+// never written afterwards, so the plans of many images (on many threads) share it.
 struct chain_stage {
 	const struct stage_ops *ops;
 	const char *token; // the argv token, for messages
 	void *params;      // ops->params_size bytes, owned by the chain
-	struct geom in;    // set by chain_plan
-	struct stage_plan plan;
-	size_t side_offset; // where this stage's side output starts in chain.side, in bytes
-	size_t side_cl_offset; // and its copies (stage_side_cl_bytes) in the device's side buffer
-	void *side;         // plan.side_bytes bytes in chain.side (NULL when none), filled by a run
 };
 
 // The most stages one chain may have: enough for any real use, and a bound on the
@@ -35,38 +33,53 @@ struct chain_stage {
 struct chain {
 	int n;
 	struct chain_stage *st;
-	// The area limit for every image in the chain (the input's --max-pixels), set by the
-	// caller between chain_parse and chain_plan; 0 = none. Every stage's output must also
-	// be 1..IMG_MAX_SIDE pixels a side, so a chain that grows the image is refused by
-	// chain_plan, before anything is allocated.
-	struct geom in, out; // set by chain_plan
-	size_t max_bytes;    // the largest image anywhere in the chain, set by chain_plan
-	size_t host_bytes;   // host memory the CPU path needs: the input and two buffers of
-	                     // max_bytes (--verify one more), set by chain_plan
-	uint64_t max_pixels; // set by the caller after chain_parse: the largest area any stage
-			     // may output (--max-pixels); 0 = no area limit
-	void *side;          // every stage's side output, one after another; owned by the chain
-	size_t side_bytes;   // their total, set by chain_plan
-	size_t side_cl_bytes; // the device's: every stage's copies (see stages/stage.h), set by
-			      // chain_plan
 };
 
 // Parses tokens ("NAME" or "NAME:ARG[:ARG...]") into c; at most CHAIN_MAX_STAGES. -1 with
 // err set naming the bad token; c is then already freed.
 int chain_parse(struct chain *c, int n, char *const *tokens);
 
-// Computes every stage's input and output geometry for an input of geometry in, the
-// memory the run needs, and allocates the side outputs. -1 with err set naming the stage
-// when a stage refuses the input or its output would exceed 65535 pixels a side or
-// c->max_pixels in area (a stage such as rotate can grow the image).
-int chain_plan(struct chain *c, const struct geom *in);
-
 void chain_free(struct chain *c);
+
+// One image's plan of a chain: every stage's input and output geometry, the memory the run
+// needs, and the side outputs a run fills. The stage's ops, token and params are the
+// chain's (borrowed: the chain outlives its plans).
+struct plan_stage {
+	const struct stage_ops *ops;
+	const char *token;
+	const void *params;
+	struct geom in;
+	struct stage_plan plan;
+	size_t side_offset;    // where this stage's side output starts in plan.side, in bytes
+	size_t side_cl_offset; // and its copies (stage_side_cl_bytes) in the device's side buffer
+	void *side;            // plan.side_bytes bytes in plan.side (NULL when none), filled by a run
+};
+
+struct plan {
+	int n;
+	struct plan_stage *st;
+	struct geom in, out;
+	size_t max_bytes;     // the largest image anywhere in the chain
+	size_t host_bytes;    // host memory the CPU path needs: the input and two buffers of
+	                      // max_bytes (--verify one more)
+	void *side;           // every stage's side output, one after another; owned by the plan
+	size_t side_bytes;    // their total
+	size_t side_cl_bytes; // the device's: every stage's copies (see stages/stage.h)
+};
+
+// Plans chain c for an input of geometry in: every stage's input and output geometry, the
+// memory the run needs, and the side outputs (allocated, zeroed). max_pixels is the largest
+// area any stage may output (--max-pixels; 0 = none); every stage's output must also be
+// 1..IMG_MAX_SIDE pixels a side, so a chain that grows the image is refused here, before
+// anything is allocated. -1 with err set naming the stage; p is then freed.
+int plan_make(struct plan *p, const struct chain *c, const struct geom *in, uint64_t max_pixels);
+
+void plan_free(struct plan *p); // NULL-safe, and safe on a zeroed or freed plan
 
 // The distinct OpenCL programs the chain needs, at most max; returns how many. Each stage
 // that runs a kernel needs its program (stage_ops.program) for the channel count of the
 // image it gets (st[i].in.ch, set by chain_plan).
-int chain_programs(const struct chain *c, struct ocl_program_id *programs, int max);
+int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max);
 
 // What a run records of its phases for --time, in milliseconds: device execution time
 // from OpenCL profiling events on the device (the queue must have profiling on, see
@@ -96,7 +109,7 @@ struct pipeline_mem {
 
 // Makes m for c: on device o (a zero-copy one) ocl_wrap_alloc memory, for the CPU path
 // (o NULL) plain memory. -1 with err set, m then empty.
-int pipeline_mem_alloc(const struct chain *c, struct ocl *o, struct pipeline_mem *m);
+int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem *m);
 
 // Frees what a run did not take of m, and empties it.
 void pipeline_mem_free(struct pipeline_mem *m);
@@ -105,7 +118,7 @@ void pipeline_mem_free(struct pipeline_mem *m);
 // (free() it) and holds c->out; the side outputs are in c->side. t may be NULL. mem (may be
 // NULL): the run takes its memory (emptying it) rather than allocating; made by
 // pipeline_mem_alloc for c (for the CPU path or a device).
-int pipeline_cpu(const struct chain *c, const struct img *in, struct pipeline_mem *mem,
+int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem *mem,
 		 struct img *out, struct run_times *t);
 
 // Runs the planned chain on the device: one upload, every stage on one in-order queue
@@ -122,7 +135,7 @@ int pipeline_cpu(const struct chain *c, const struct img *in, struct pipeline_me
 // allocating pinned memory for the output (17-105 ms for an 8K image on an H100). On
 // success out->data then takes in->data and in->data becomes NULL; on failure in->data
 // stays the caller's, its bytes undefined.
-int pipeline_cl(const struct chain *c, struct ocl *o, struct img *in, size_t reuse_bytes,
+int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,
 		struct pipeline_mem *mem, struct img *out, struct run_times *t);
 
 // Whether pipeline_cl on o copies nothing (see above): the device's memory is the host's,
@@ -135,7 +148,7 @@ bool pipeline_zero_copy(const struct ocl *o);
 // difference (err holds the stage, then x, y, channel or the side output's word, and both
 // values), -1 on failure. t (may be NULL) gets the device's build, upload and stage times;
 // the downloads for the comparisons are not counted.
-int pipeline_verify(const struct chain *c, struct ocl *o, const struct img *in,
+int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in,
 		    struct img *out, struct run_times *t);
 
 #endif

@@ -119,6 +119,7 @@ static void verify(struct ocl *o, const struct img *im, const char *const *token
 		   const char *name)
 {
 	struct chain c = { 0 };
+	struct plan p = { 0 };
 	struct img out = { 0 };
 	struct geom g = { im->w, im->h, im->ch };
 	struct ocl_program_id programs[8];
@@ -128,12 +129,12 @@ static void verify(struct ocl *o, const struct img *im, const char *const *token
 		n++;
 	if (chain_parse(&c, n, (char *const *)tokens) < 0)
 		goto done;
-	if (chain_plan(&c, &g) < 0)
+	if (plan_make(&p, &c, &g, 0) < 0)
 		goto done;
-	np = chain_programs(&c, programs, 8);
+	np = plan_programs(&p, programs, 8);
 	if (ocl_build(o, programs, np) < 0)
 		goto done;
-	rc = pipeline_verify(&c, o, im, &out, NULL);
+	rc = pipeline_verify(&p, o, im, &out, NULL);
 done:
 	if (rc == 0)
 		printf("PASS %s\n", name);
@@ -141,6 +142,7 @@ done:
 		printf("FAIL %s: %s\n", name, err_msg());
 	failures += rc != 0;
 	ocl_host_free(o, out.data);
+	plan_free(&p);
 	chain_free(&c);
 }
 

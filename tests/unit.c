@@ -105,14 +105,16 @@ static void test_chain_parse(void)
 static struct img run_chain(int n, const char **tokens, const struct img *in)
 {
 	struct chain c;
+	struct plan p;
 	struct img out = { 0 };
 	struct geom g = { in->w, in->h, in->ch };
-	if (chain_parse(&c, n, (char **)tokens) < 0 || chain_plan(&c, &g) < 0 ||
-	    pipeline_cpu(&c, in, NULL, &out, NULL) < 0) {
+	if (chain_parse(&c, n, (char **)tokens) < 0 || plan_make(&p, &c, &g, 0) < 0 ||
+	    pipeline_cpu(&p, in, NULL, &out, NULL) < 0) {
 		printf("FAIL run_chain: %s\n", err_msg());
 		failures++;
 		exit(1);
 	}
+	plan_free(&p);
 	chain_free(&c);
 	return out;
 }
@@ -778,41 +780,50 @@ static void test_convolve_errors(void)
 		snprintf(tok + strlen(tok), sizeof tok - strlen(tok), "%s%d", i ? "," : "",
 			 (i * i) % 11);
 	struct chain c;
+	struct plan p = { 0 };
 	char *t = tok;
 	struct geom huge = { 65535, 65535, 3 }, fine = { 1000, 1000, 4 };
 	CHECK("31x31 kernel parses", chain_parse(&c, 1, &t) == 0);
 	CHECK("31x31 kernel on 65535x65535 is over the work limit",
-	      chain_plan(&c, &huge) < 0 && strstr(err_msg(), "over the limit of 2^40"));
-	CHECK("31x31 kernel on 1000x1000 is fine", chain_plan(&c, &fine) == 0);
+	      plan_make(&p, &c, &huge, 0) < 0 && strstr(err_msg(), "over the limit of 2^40"));
+	CHECK("31x31 kernel on 1000x1000 is fine", plan_make(&p, &c, &fine, 0) == 0);
+	plan_free(&p);
 	chain_free(&c);
 	t = "convolve:box:size=2001";
 	CHECK("box:size=2001 parses", chain_parse(&c, 1, &t) == 0);
-	CHECK("a separable kernel has no work limit", chain_plan(&c, &huge) == 0);
+	CHECK("a separable kernel has no work limit", plan_make(&p, &c, &huge, 0) == 0);
+	plan_free(&p);
 	chain_free(&c);
 }
 
 static void test_plan(void)
 {
 	struct chain c;
+	struct plan p, q;
 	const char *t[] = { "rotate:90", "grey", "transpose", "rotate:180" };
-	struct geom g = { 7, 5, 4 };
+	struct geom g = { 7, 5, 4 }, g2 = { 3, 2, 1 };
 	CHECK("plan parses", chain_parse(&c, 4, (char **)t) == 0);
-	CHECK("plan runs", chain_plan(&c, &g) == 0);
-	CHECK("plan stage 1 output 5x7x4", c.st[0].plan.out.w == 5 && c.st[0].plan.out.h == 7 && c.st[0].plan.out.ch == 4);
-	CHECK("plan stage 2 output 5x7x2", c.st[1].plan.out.w == 5 && c.st[1].plan.out.h == 7 && c.st[1].plan.out.ch == 2);
-	CHECK("plan final 7x5x2", c.out.w == 7 && c.out.h == 5 && c.out.ch == 2);
-	CHECK("plan max bytes", c.max_bytes == 7 * 5 * 4);
+	CHECK("plan runs", plan_make(&p, &c, &g, 0) == 0);
+	CHECK("plan stage 1 output 5x7x4", p.st[0].plan.out.w == 5 && p.st[0].plan.out.h == 7 && p.st[0].plan.out.ch == 4);
+	CHECK("plan stage 2 output 5x7x2", p.st[1].plan.out.w == 5 && p.st[1].plan.out.h == 7 && p.st[1].plan.out.ch == 2);
+	CHECK("plan final 7x5x2", p.out.w == 7 && p.out.h == 5 && p.out.ch == 2);
+	CHECK("plan max bytes", p.max_bytes == 7 * 5 * 4);
+	// two plans of one chain for different images stand side by side
+	CHECK("a second plan of the same chain runs", plan_make(&q, &c, &g2, 0) == 0);
+	CHECK("the second plan has its own geometry", q.out.w == 3 && q.out.h == 2 && q.out.ch == 1);
+	CHECK("the first plan is unchanged by the second", p.out.w == 7 && p.st[0].in.w == 7);
+	plan_free(&q);
+	plan_free(&p);
 	chain_free(&c);
 
 	// every stage's output obeys the area limit (the input is checked by io)
 	CHECK("limit parses", chain_parse(&c, 4, (char **)t) == 0);
-	c.max_pixels = 34;
-	CHECK("plan refuses an output over max_pixels", chain_plan(&c, &g) < 0);
+	CHECK("plan refuses an output over max_pixels", plan_make(&p, &c, &g, 34) < 0);
 	CHECK("max_pixels message names the stage and the limit",
 	      !strcmp(err_msg(), "rotate:90: the output would be 5x7 = 35 pixels, more than "
 				 "--max-pixels 34"));
-	c.max_pixels = 35;
-	CHECK("plan takes an output of exactly max_pixels", chain_plan(&c, &g) == 0);
+	CHECK("plan takes an output of exactly max_pixels", plan_make(&p, &c, &g, 35) == 0);
+	plan_free(&p);
 	chain_free(&c);
 }
 
@@ -865,13 +876,15 @@ static void test_rotate_sincos(void)
 static int rotate_size(const char *token, int w, int h, int *ow, int *oh)
 {
 	struct chain c;
+	struct plan p;
 	char *t = (char *)token;
 	struct geom g = { w, h, 3 };
 	if (chain_parse(&c, 1, &t) < 0)
 		return -1;
-	int rc = chain_plan(&c, &g);
-	*ow = c.out.w;
-	*oh = c.out.h;
+	int rc = plan_make(&p, &c, &g, 0);
+	*ow = rc == 0 ? p.out.w : 0;
+	*oh = rc == 0 ? p.out.h : 0;
+	plan_free(&p);
 	chain_free(&c);
 	return rc;
 }
@@ -1165,14 +1178,16 @@ static void test_rotate_roundtrip(void)
 	CHECK("rotate 30 and back: 8x8 blocks blur only at their edges (mean < 25)", mean < 25);
 }
 
-// Runs tokens on in (CPU path) with the chain kept for its side outputs; out is the image.
-static int run_kept(struct chain *c, int n, const char **tokens, const struct img *in,
-		    struct img *out)
+// Runs tokens on in (CPU path) with the chain and plan kept for its side outputs; out is the
+// image.
+static int run_kept(struct chain *c, struct plan *p, int n, const char **tokens,
+		    const struct img *in, struct img *out)
 {
 	struct geom g = { in->w, in->h, in->ch };
 	if (chain_parse(c, n, (char **)tokens) < 0)
 		return -1;
-	if (chain_plan(c, &g) < 0 || pipeline_cpu(c, in, NULL, out, NULL) < 0) {
+	if (plan_make(p, c, &g, 0) < 0 || pipeline_cpu(p, in, NULL, out, NULL) < 0) {
+		plan_free(p);
 		chain_free(c);
 		return -1;
 	}
@@ -1202,7 +1217,8 @@ static void test_pipeline_cpu_mem(void)
 		px[i] = (uint8_t)(v >> 24);
 	}
 	for (size_t k = 0; k < sizeof chains / sizeof chains[0]; k++) {
-		struct chain c;
+		struct chain ch;
+		struct plan c = { 0 };
 		struct pipeline_mem mem = { 0 };
 		struct img plain = { 0 }, out = { 0 };
 		void *blocks[2] = { NULL, NULL };
@@ -1210,7 +1226,7 @@ static void test_pipeline_cpu_mem(void)
 		int n = 0, rc;
 		while (n < 4 && chains[k][n])
 			n++;
-		if (chain_parse(&c, n, (char **)chains[k]) < 0 || chain_plan(&c, &g) < 0 ||
+		if (chain_parse(&ch, n, (char **)chains[k]) < 0 || plan_make(&c, &ch, &g, 0) < 0 ||
 		    pipeline_cpu(&c, &in, NULL, &plain, NULL) < 0) {
 			CHECK("pipeline_cpu with pipeline_mem: chain runs", 0);
 			continue;
@@ -1230,7 +1246,8 @@ static void test_pipeline_cpu_mem(void)
 		pipeline_mem_free(&mem);
 		free(out.data);
 		free(plain.data);
-		chain_free(&c);
+		plan_free(&c);
+		chain_free(&ch);
 	}
 }
 
@@ -1305,39 +1322,42 @@ static void test_histogram_parse(void)
 static void test_histogram_counts(void)
 {
 	const char *h[] = { "histogram" };
-	struct chain c;
+	struct chain ch;
+	struct plan c = { 0 };
 	struct img o;
 
 	// 3x2 grey: 0 0 5 / 255 5 5
 	uint8_t g1[] = { 0, 0, 5, 255, 5, 5 };
 	struct img in1 = { 3, 2, 1, g1 };
-	CHECK("histogram 1 channel runs", run_kept(&c, 1, h, &in1, &o) == 0);
+	CHECK("histogram 1 channel runs", run_kept(&ch, &c, 1, h, &in1, &o) == 0);
 	CHECK("histogram 1 channel by hand",
 	      hist_is(c.st[0].side, 1, 6, (int[]){ 0, 0, 2, 0, 5, 3, 0, 255, 1, -1 }));
 	CHECK("histogram passes the image through", img_is(&o, 3, 2, 1, g1));
 	CHECK("histogram side output is 1 KiB", c.side_bytes == 1024);
 	free(o.data);
-	chain_free(&c);
+	plan_free(&c);
+	chain_free(&ch);
 
 	// 2x2 grey+alpha: (10,255) (10,0) / (200,255) (10,255)
 	uint8_t g2[] = { 10, 255, 10, 0, 200, 255, 10, 255 };
 	struct img in2 = { 2, 2, 2, g2 };
-	CHECK("histogram 2 channels runs", run_kept(&c, 1, h, &in2, &o) == 0);
+	CHECK("histogram 2 channels runs", run_kept(&ch, &c, 1, h, &in2, &o) == 0);
 	CHECK("histogram 2 channels by hand",
 	      hist_is(c.st[0].side, 2, 4,
 		      (int[]){ 0, 10, 3, 0, 200, 1, 1, 255, 3, 1, 0, 1, -1 }));
 	free(o.data);
-	chain_free(&c);
+	plan_free(&c);
+	chain_free(&ch);
 
 	// 2x1 RGB: red, white (the example in climg(1))
 	uint8_t g3[] = { 255, 0, 0, 255, 255, 255 };
 	struct img in3 = { 2, 1, 3, g3 };
-	CHECK("histogram 3 channels runs", run_kept(&c, 1, h, &in3, &o) == 0);
+	CHECK("histogram 3 channels runs", run_kept(&ch, &c, 1, h, &in3, &o) == 0);
 	CHECK("histogram 3 channels by hand",
 	      hist_is(c.st[0].side, 3, 2,
 		      (int[]){ 0, 255, 2, 1, 0, 1, 1, 255, 1, 2, 0, 1, 2, 255, 1, -1 }));
 	struct stage_render r;
-	const struct chain_stage *s = &c.st[0];
+	const struct plan_stage *s = &c.st[0];
 	CHECK("histogram renders its CSV", s->ops->render(s->params, &s->in, s->side, 0, &r) == 0);
 	char want[4096];
 	size_t len = (size_t)sprintf(want, "value,red,green,blue\n0,0,1,1\n");
@@ -1350,24 +1370,26 @@ static void test_histogram_counts(void)
 	s->ops->side_where(s->params, &s->in, 256 + 77, where, sizeof where);
 	CHECK("histogram names a bin", !strcmp(where, "channel 1 (green) value 77"));
 	free(o.data);
-	chain_free(&c);
+	plan_free(&c);
+	chain_free(&ch);
 
 	// 3x1 RGBA: (1,2,3,4) (1,2,3,4) (4,3,2,1)
 	uint8_t g4[] = { 1, 2, 3, 4, 1, 2, 3, 4, 4, 3, 2, 1 };
 	struct img in4 = { 3, 1, 4, g4 };
-	CHECK("histogram 4 channels runs", run_kept(&c, 1, h, &in4, &o) == 0);
+	CHECK("histogram 4 channels runs", run_kept(&ch, &c, 1, h, &in4, &o) == 0);
 	CHECK("histogram 4 channels by hand",
 	      hist_is(c.st[0].side, 4, 3,
 		      (int[]){ 0, 1, 2, 0, 4, 1, 1, 2, 2, 1, 3, 1, 2, 3, 2, 2, 2, 1, 3, 4, 2,
 			       3, 1, 1, -1 }));
 	free(o.data);
-	chain_free(&c);
+	plan_free(&c);
+	chain_free(&ch);
 
 	// histograms around other stages: each sees its own input, the image is untouched
 	const char *chain[] = { "histogram:a.csv", "grey", "histogram:b.csv", "rotate:90",
 				"histogram:c.csv" };
 	const char *plain[] = { "grey", "rotate:90" };
-	CHECK("histogram chain runs", run_kept(&c, 5, chain, &in4, &o) == 0);
+	CHECK("histogram chain runs", run_kept(&ch, &c, 5, chain, &in4, &o) == 0);
 	CHECK("histogram chain side sizes", c.side_bytes == 4096 + 2048 + 2048 &&
 						    c.st[0].side_offset == 0 &&
 						    c.st[2].side_offset == 4096 &&
@@ -1380,7 +1402,8 @@ static void test_histogram_counts(void)
 	CHECK("histograms leave the chain's image alone", img_is(&o, p.w, p.h, p.ch, p.data));
 	free(p.data);
 	free(o.data);
-	chain_free(&c);
+	plan_free(&c);
+	chain_free(&ch);
 }
 
 static void test_histogram_plot(void)
@@ -1446,6 +1469,8 @@ static const struct stage_ops stage_grow = {
 };
 
 // A chain of n grow stages (built by hand: grow is not in the registry).
+static uint64_t grow_max_pixels; // the limit the last grow_chain asked for
+
 static void grow_chain(struct chain *c, struct chain_stage *st, int n, uint64_t max_pixels)
 {
 	memset(c, 0, sizeof *c);
@@ -1454,41 +1479,44 @@ static void grow_chain(struct chain *c, struct chain_stage *st, int n, uint64_t 
 		st[i] = (struct chain_stage){ .ops = &stage_grow, .token = "grow" };
 	c->n = n;
 	c->st = st;
-	c->max_pixels = max_pixels;
+	grow_max_pixels = max_pixels;
 }
 
 static void test_limits(void)
 {
-	struct chain c;
+	struct chain ch;
+	struct plan c = { 0 };
 	struct chain_stage st[16];
 	struct geom g = { 100, 50, 3 };
 
 	// 100x50 -> 200x100 -> 400x200 -> ... -> 102400x51200 after 10 doublings
-	grow_chain(&c, st, 9, 0);
-	CHECK("growth to 51200x25600 is within the side limit", chain_plan(&c, &g) == 0);
+	grow_chain(&ch, st, 9, 0);
+	CHECK("growth to 51200x25600 is within the side limit", plan_make(&c, &ch, &g, grow_max_pixels) == 0);
 	CHECK("growth: max bytes is the last image", c.max_bytes == (size_t)51200 * 25600 * 3);
 	CHECK("growth: host bytes planned", c.host_bytes == (size_t)100 * 50 * 3 + 2 * c.max_bytes);
-	grow_chain(&c, st, 10, 0);
-	CHECK("growth past 65535 a side is refused", chain_plan(&c, &g) < 0);
+	plan_free(&c);
+	grow_chain(&ch, st, 10, 0);
+	CHECK("growth past 65535 a side is refused", plan_make(&c, &ch, &g, grow_max_pixels) < 0);
 	CHECK("growth message names stage and limit",
 	      !strcmp(err_msg(), "grow: the output would be 102400x51200 pixels; sides are limited to 65535"));
 	// 100x50 = 5000 pixels; after 2 doublings 400x200 = 80000
-	grow_chain(&c, st, 2, 80000);
-	CHECK("growth to exactly --max-pixels passes", chain_plan(&c, &g) == 0);
-	grow_chain(&c, st, 2, 79999);
-	CHECK("growth one pixel past --max-pixels is refused", chain_plan(&c, &g) < 0);
+	grow_chain(&ch, st, 2, 80000);
+	CHECK("growth to exactly --max-pixels passes", plan_make(&c, &ch, &g, grow_max_pixels) == 0);
+	plan_free(&c);
+	grow_chain(&ch, st, 2, 79999);
+	CHECK("growth one pixel past --max-pixels is refused", plan_make(&c, &ch, &g, grow_max_pixels) < 0);
 	CHECK("--max-pixels message", !strcmp(err_msg(), "grow: the output would be 400x200 = 80000 pixels, more than --max-pixels 79999"));
-	grow_chain(&c, st, 1, 0);
-	CHECK("an empty input is refused by the plan", chain_plan(&c, &(struct geom){ 0, 5, 3 }) < 0);
-	CHECK("5 channels are refused by the plan", chain_plan(&c, &(struct geom){ 5, 5, 5 }) < 0);
+	grow_chain(&ch, st, 1, 0);
+	CHECK("an empty input is refused by the plan", plan_make(&c, &ch, &(struct geom){ 0, 5, 3 }, grow_max_pixels) < 0);
+	CHECK("5 channels are refused by the plan", plan_make(&c, &ch, &(struct geom){ 5, 5, 5 }, grow_max_pixels) < 0);
 
 	// the number of stages
 	static char *many[CHAIN_MAX_STAGES + 1];
 	for (int i = 0; i <= CHAIN_MAX_STAGES; i++)
 		many[i] = "transpose";
-	CHECK("10000 stages parse", chain_parse(&c, CHAIN_MAX_STAGES, many) == 0);
-	chain_free(&c);
-	CHECK("10001 stages are refused", chain_parse(&c, CHAIN_MAX_STAGES + 1, many) < 0);
+	CHECK("10000 stages parse", chain_parse(&ch, CHAIN_MAX_STAGES, many) == 0);
+	chain_free(&ch);
+	CHECK("10001 stages are refused", chain_parse(&ch, CHAIN_MAX_STAGES + 1, many) < 0);
 	CHECK("stage count message", !strcmp(err_msg(), "too many stages (10001; at most 10000)"));
 	// a run of ':' makes as many (empty) arguments: found by the chain fuzzer
 	CHECK("a token of many colons is refused cleanly", parse_one("rotate::::::::::::::::::::::::") < 0);
@@ -1553,14 +1581,15 @@ static void test_pipeline_cl(void)
 		ref[i] = (uint8_t)(v >> 24);
 	}
 	for (size_t k = 0; k < sizeof chains / sizeof chains[0]; k++) {
-		struct chain c;
+		struct chain ch;
+		struct plan c = { 0 };
 		struct img cpu = { 0 }, in = { 13, 7, 3, ref };
 		uint8_t cpu_side[2 * 3 * 256 * 4];
 		double stage_ms[6];
 		int n = 0, writers = 0;
 		while (n < 6 && chains[k][n])
 			n++;
-		if (chain_parse(&c, n, (char **)chains[k]) < 0 || chain_plan(&c, &g) < 0 ||
+		if (chain_parse(&ch, n, (char **)chains[k]) < 0 || plan_make(&c, &ch, &g, 0) < 0 ||
 		    c.side_bytes > sizeof cpu_side || pipeline_cpu(&c, &in, NULL, &cpu, NULL) < 0) {
 			CHECK("pipeline_cl: chain runs on the CPU", 0);
 			continue;
@@ -1653,7 +1682,8 @@ static void test_pipeline_cl(void)
 			ocl_host_free(o, pin.data);
 		}
 		free(cpu.data);
-		chain_free(&c);
+		plan_free(&c);
+		chain_free(&ch);
 	}
 	// A program holds the kernels of the channel count it was built for, and only those.
 	{

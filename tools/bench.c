@@ -472,14 +472,14 @@ done:
 // One stage run as the pipeline runs it (pipeline.c, cl_step): the side output first, zeroed
 // before (all its device copies; untimed: ocl_zero records no event), then the image.
 struct stage_arg {
-	const struct chain_stage *s;
+	const struct plan_stage *s;
 	struct stage_cl sc;
 };
 
 static int stage_queue(void *p)
 {
 	struct stage_arg *a = p;
-	const struct chain_stage *s = a->s;
+	const struct plan_stage *s = a->s;
 	size_t side_bytes = stage_side_cl_bytes(&s->plan);
 	if (side_bytes && (ocl_zero(a->sc.ocl, a->sc.side, side_bytes) < 0 ||
 			   s->ops->side_cl(s->params, &a->sc) < 0))
@@ -492,12 +492,12 @@ static int stage_queue(void *p)
 // difference.
 static int stage_verify(struct bench *b, const struct stage_arg *a, const struct img *in)
 {
-	const struct chain_stage *s = a->s;
+	const struct plan_stage *s = a->s;
 	struct img cpu = { s->plan.out.w, s->plan.out.h, s->plan.out.ch, NULL };
 	size_t bytes = geom_bytes(&s->plan.out);
 	uint8_t *dev = NULL;
 	uint32_t *side = NULL, *copies = NULL;
-	const uint32_t *ref = s->side; // chain_plan allocated it
+	const uint32_t *ref = s->side; // plan_make allocated it
 	double untimed;
 	int rc = -1;
 
@@ -582,6 +582,7 @@ static int bench_row(struct bench *b, size_t r)
 	struct geom g = { im->w, im->h, im->ch };
 	char *token = (char *)row->token;
 	struct chain c = { 0 };
+	struct plan p = { 0 };
 	struct stage_arg a = { 0 };
 	struct ocl_buf *out = NULL, *side = NULL;
 	double would_ms;
@@ -593,16 +594,16 @@ static int bench_row(struct bench *b, size_t r)
 		note(b, "`%s` skipped: this build has no such stage", row->token);
 		return 0;
 	}
-	if (chain_plan(&c, &g) < 0)
+	if (plan_make(&p, &c, &g, 0) < 0)
 		goto done;
-	a.s = &c.st[0];
+	a.s = &p.st[0];
 	if (!a.s->ops->run_cl && !a.s->ops->side_cl) {
 		note(b, "`%s` skipped: the stage has no OpenCL path", row->token);
 		rc = 0;
 		goto done;
 	}
 	fprintf(stderr, "bench: %s on the %s image\n", row->token, image);
-	n = chain_programs(&c, programs, 8);
+	n = plan_programs(&p, programs, 8);
 	if (ocl_build(b->ocl, programs, n) < 0)
 		goto done;
 	if (!a.s->plan.passthrough && !(out = ocl_buf_new(b->ocl, geom_bytes(&a.s->plan.out))))
@@ -643,6 +644,7 @@ done:
 		err_prefix("%s on the %s image", row->token, image);
 	ocl_buf_free(out);
 	ocl_buf_free(side);
+	plan_free(&p);
 	chain_free(&c);
 	return rc;
 }

@@ -17,6 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text, *tokens[MAX_TOKENS];
 	struct chain c;
+	struct plan p;
+	const uint64_t max_pixels = (uint64_t)1 << 28;
 	struct geom g;
 	int n = 0;
 
@@ -36,13 +38,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(text);
 		return 0;
 	}
-	c.max_pixels = (uint64_t)1 << 28;
-	if (chain_plan(&c, &g) == 0) {
-		FUZZ_ASSERT(c.out.w >= 1 && c.out.w <= IMG_MAX_SIDE);
-		FUZZ_ASSERT(c.out.h >= 1 && c.out.h <= IMG_MAX_SIDE);
-		FUZZ_ASSERT(c.out.ch >= 1 && c.out.ch <= 4);
-		FUZZ_ASSERT((uint64_t)c.out.w * (uint64_t)c.out.h <= c.max_pixels);
-		FUZZ_ASSERT(c.max_bytes >= geom_bytes(&c.out) && c.max_bytes >= geom_bytes(&g));
+	if (plan_make(&p, &c, &g, max_pixels) == 0) {
+		FUZZ_ASSERT(p.out.w >= 1 && p.out.w <= IMG_MAX_SIDE);
+		FUZZ_ASSERT(p.out.h >= 1 && p.out.h <= IMG_MAX_SIDE);
+		FUZZ_ASSERT(p.out.ch >= 1 && p.out.ch <= 4);
+		FUZZ_ASSERT((uint64_t)p.out.w * (uint64_t)p.out.h <= max_pixels);
+		FUZZ_ASSERT(p.max_bytes >= geom_bytes(&p.out) && p.max_bytes >= geom_bytes(&g));
+		plan_free(&p);
 	} else {
 		FUZZ_ASSERT(*err_msg() && !strchr(err_msg(), '\n'));
 	}

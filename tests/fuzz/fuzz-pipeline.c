@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *px;
 	size_t text_len, npx;
 	struct chain c;
+	struct plan p;
 	int n = 0;
 
 	if (size < 3)
@@ -47,12 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = fuzz_split_lines(text, tokens, MAX_TOKENS);
 	if (chain_parse(&c, n, tokens) < 0)
 		goto done;
-	c.max_pixels = 1 << 16;
-	if (chain_plan(&c, &(struct geom){in.w, in.h, in.ch}) == 0) {
-		FUZZ_ASSERT(pipeline_cpu(&c, &in, NULL, &out, NULL) == 0);
-		FUZZ_ASSERT(out.w == c.out.w && out.h == c.out.h && out.ch == c.out.ch);
-		FUZZ_ASSERT(pipeline_cpu(&c, &in, NULL, &again, NULL) == 0);
+	if (plan_make(&p, &c, &(struct geom){in.w, in.h, in.ch}, 1 << 16) == 0) {
+		FUZZ_ASSERT(pipeline_cpu(&p, &in, NULL, &out, NULL) == 0);
+		FUZZ_ASSERT(out.w == p.out.w && out.h == p.out.h && out.ch == p.out.ch);
+		FUZZ_ASSERT(pipeline_cpu(&p, &in, NULL, &again, NULL) == 0);
 		FUZZ_ASSERT(!memcmp(out.data, again.data, img_bytes(&out)));
+		plan_free(&p);
 	}
 	chain_free(&c);
 done:

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+// The run layer's schedule (see run.h): worker threads take the inputs in order, each image
+// whole (decode, plan, stages, encode, commit), so that images rather than strips of one are
+// the unit of parallel work; the device is shared (run_dev.h) and the images in flight are
+// bounded in count (-j) and in bytes (budget_take).
+#include "run.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "err.h"
+#include "ocl.h"
+#include "par.h"
+#include "progress.h"
+#include "report.h"
+#include "run_job.h"
+
+struct batch {
+	struct run_ctx x;
+	const struct job_input *in;
+	size_t n;
+	int share;           // par_threads() of each worker
+	atomic_size_t next;  // the next input to start
+	atomic_bool stop;    // --fail-fast: start no more
+	pthread_mutex_t mu;  // guards the counts and the output of messages
+	size_t done, failed, skipped, differ;
+	struct progress *progress;
+	struct report *report;
+	bool report_failed;
+	double decode_ms, stages_ms, encode_ms;
+};
+
+// ---- the bytes in flight --------------------------------------------------------------------
+// Each image holds, from its planning to its commit, its decoded input and two images of the
+// largest size a stage makes (plan.host_bytes; one more with --verify). Images start only
+// while the sum stays within the budget, half the machine's memory (or of ulimit -v), so a
+// batch of 100,000 files needs no more memory than one of 100; an image larger than the
+// budget runs alone.
+
+static uint64_t budget_default(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t have = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : (uint64_t)1 << 32;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (uint64_t)rl.rlim_cur < have)
+		have = rl.rlim_cur;
+	return have / 2;
+}
+
+void budget_take(struct run_ctx *x, uint64_t bytes)
+{
+	pthread_mutex_lock(&x->budget_mu);
+	while (x->in_flight > 0 && x->used + bytes > x->budget)
+		pthread_cond_wait(&x->budget_cv, &x->budget_mu);
+	x->used += bytes;
+	x->in_flight++;
+	pthread_mutex_unlock(&x->budget_mu);
+}
+
+void budget_give(struct run_ctx *x, uint64_t bytes)
+{
+	pthread_mutex_lock(&x->budget_mu);
+	x->used -= bytes;
+	x->in_flight--;
+	pthread_cond_broadcast(&x->budget_cv);
+	pthread_mutex_unlock(&x->budget_mu);
+}
+
+// ---- one finished image -----------------------------------------------------------------------
+
+// Adds path and its sum to outs (n so far).
+static void add_output(struct report_output *outs, int *n, const char *path,
+		       const struct outfile_sum *sum)
+{
+	outs[*n] = (struct report_output){ .path = path, .bytes = sum->bytes };
+	memcpy(outs[*n].sha256, sum->sha256, sizeof outs[*n].sha256);
+	++*n;
+}
+
+// The --report line of a finished image.
+static void report_line(struct batch *b, const struct job_input *in, const struct job_result *r)
+{
+	bool ok = !r->status && !r->skipped;
+	struct report_output *outs = calloc((size_t)r->outs.nside + 1, sizeof *outs);
+	struct report_entry e = {
+		.index = in->index, .input = in->path,
+		.status = r->skipped ? "skipped" : ok ? "ok" : "failed",
+		.error = ok || r->skipped ? NULL : r->error,
+		.w = r->g.w, .h = r->g.h, .ch = r->g.ch, .outputs = outs,
+		.device = r->device[0] ? r->device : NULL,
+		.decode_ms = r->decode_ms, .stages_ms = r->stages_ms, .encode_ms = r->encode_ms,
+		.total_ms = r->total_ms,
+	};
+	int rc = -1;
+	if (outs) {
+		if (ok && r->sums && r->outs.path)
+			add_output(outs, &e.noutputs, r->outs.path, &r->sums[0]);
+		for (int i = 0; ok && r->sums && i < r->outs.nside; i++)
+			add_output(outs, &e.noutputs, r->outs.side[i].path, &r->sums[1 + i]);
+		rc = report_write(b->report, &e);
+	} else {
+		err_set("out of memory");
+	}
+	if (rc < 0 && !b->report_failed) {
+		char line[1100];
+		b->report_failed = true;
+		snprintf(line, sizeof line, "climg: %s", err_msg());
+		progress_message(b->progress, line);
+	}
+	free(outs);
+}
+
+// Counts a finished image and reports a failure in one line naming the input.
+static void finish(struct batch *b, const struct job_input *in, const struct job_result *r)
+{
+	char line[1200];
+	pthread_mutex_lock(&b->mu);
+	b->done++;
+	b->decode_ms += r->decode_ms;
+	b->stages_ms += r->stages_ms;
+	b->encode_ms += r->encode_ms;
+	if (r->skipped) {
+		b->skipped++;
+	} else if (r->status) {
+		b->failed++;
+		b->differ += r->status == EXIT_VERIFY;
+		// Messages about the input itself already start with its name.
+		size_t len = strlen(in->path);
+		if (!strncmp(r->error, in->path, len) && r->error[len] == ':')
+			snprintf(line, sizeof line, "climg: %s", r->error);
+		else
+			snprintf(line, sizeof line, "climg: %s: %s", in->path, r->error);
+		progress_message(b->progress, line);
+		if (b->x.o->fail_fast)
+			atomic_store(&b->stop, true);
+	}
+	if (b->report)
+		report_line(b, in, r);
+	progress_update(b->progress, (long)b->done, (long)b->failed);
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void *worker(void *arg)
+{
+	struct batch *b = arg;
+	par_set_share(b->share);
+	while (!atomic_load(&b->stop)) {
+		size_t i = atomic_fetch_add(&b->next, 1);
+		struct job_result r;
+		if (i >= b->n)
+			break;
+		job_run(&b->x, &b->in[i], &r);
+		finish(b, &b->in[i], &r);
+		outs_free(&r.outs);
+		free(r.sums);
+	}
+	return NULL;
+}
+
+// --time for a batch: the totals.
+static void time_totals(const struct batch *b, double ms)
+{
+	double s = ms / 1e3;
+	fprintf(stderr, "climg: time: %zu images in %.3f s, %.2f images/s (%zu failed, %zu skipped)\n",
+		b->done, s, s > 0 ? (double)b->done / s : 0, b->failed, b->skipped);
+	fprintf(stderr, "climg: time: summed over the images: decode %.1f ms, stages %.1f ms, "
+		"encode %.1f ms\n",
+		b->decode_ms, b->stages_ms, b->encode_ms);
+}
+
+// One input: on this thread, its failure left in err for the caller, its status as it was.
+static int run_single(struct batch *b)
+{
+	struct job_result r;
+	int status = job_run(&b->x, &b->in[0], &r);
+	if (b->report)
+		report_line(b, &b->in[0], &r);
+	if (status && !r.skipped)
+		err_set("%s", r.error);
+	outs_free(&r.outs);
+	free(r.sums);
+	return status;
+}
+
+// What the arguments alone make impossible, found before any work: a bad template, several
+// inputs writing one file, an output whose format cannot be told. EXIT_USAGE with err set.
+static int check_outputs(struct batch *b)
+{
+	const struct run_opts *o = b->x.o;
+	const struct chain *c = b->x.c;
+	const char **tmpls = calloc((size_t)c->n * STAGE_FILES_MAX + 1, sizeof *tmpls);
+	struct job_list l = { (struct job_input *)b->in, b->n, b->n };
+	int n = 0, rc = 0;
+
+	if (!tmpls) {
+		err_set("out of memory");
+		return EXIT_RUN;
+	}
+	if (o->output && jobs_template_check(o->output) < 0)
+		rc = EXIT_USAGE;
+	tmpls[n++] = o->output;
+	for (int i = 0; !rc && i < c->n; i++) {
+		struct stage_file files[STAGE_FILES_MAX];
+		int k = c->st[i].ops->files ? c->st[i].ops->files(c->st[i].params, files) : 0;
+		for (int f = 0; !rc && f < k; f++) {
+			if (jobs_template_check_for(c->st[i].token, files[f].path) < 0)
+				rc = EXIT_USAGE;
+			tmpls[n++] = files[f].path;
+		}
+	}
+	if (!rc && b->n > 1 && o->output && strcmp(o->output, "-") &&
+	    !jobs_template_varies(o->output)) {
+		err_set("%zu inputs would all write '%s': give -o a template such as "
+			"'out/%%n.png' (%%n: the input's name; see climg --help)",
+			b->n, o->output);
+		rc = EXIT_USAGE;
+	}
+	for (size_t i = 0; !rc && i < b->n; i++) {
+		struct job_outs j;
+		rc = outs_plan(&b->x, &b->in[i], &j);
+		outs_free(&j);
+	}
+	if (!rc && b->n > 1 && jobs_check_collisions(&l, tmpls, n) < 0)
+		rc = EXIT_USAGE;
+	free(tmpls);
+	return rc;
+}
+
+int run_list_devices(FILE *out)
+{
+	return ocl_list_devices(out);
+}
+
+int run_batch(const struct run_opts *o, const struct chain *c, const struct job_input *in,
+	      size_t n)
+{
+	struct batch b = { .x = { .o = o, .c = c, .single = n == 1 }, .in = in, .n = n };
+	int cores = par_threads(), workers = o->jobs > 0 ? o->jobs : cores, status;
+	double t0 = now_ms();
+	struct run_dev_opts dopts = { .spec = o->device, .cpu = o->cpu, .verify = o->verify,
+				       .profile = o->time && n == 1, .no_cache = o->no_cache };
+	pthread_t *tid = NULL;
+	int started = 0;
+	char saved[1024];
+
+	status = check_outputs(&b);
+	if (status)
+		return status;
+	if (o->report && !(b.report = report_open(o->report)))
+		return EXIT_RUN;
+	if (n == 0)
+		goto done;
+	if ((size_t)workers > n)
+		workers = (int)n;
+	b.share = cores / workers > 1 ? cores / workers : 1;
+	b.x.budget = budget_default();
+	pthread_mutex_init(&b.mu, NULL);
+	pthread_mutex_init(&b.x.budget_mu, NULL);
+	pthread_cond_init(&b.x.budget_cv, NULL);
+	b.x.dev = dev_start(&dopts);
+	if (!b.x.dev) {
+		status = EXIT_RUN;
+		goto done;
+	}
+	if (n == 1) {
+		status = run_single(&b);
+		goto done;
+	}
+	b.progress = progress_new((long)n, o->progress);
+	tid = calloc((size_t)workers, sizeof *tid);
+	for (int i = 1; tid && i < workers; i++) {
+		if (pthread_create(&tid[i], NULL, worker, &b) != 0)
+			break;
+		started = i;
+	}
+	worker(&b); // this thread is a worker too; par_set_share is per thread
+	par_set_share(0);
+	for (int i = 1; i <= started; i++)
+		pthread_join(tid[i], NULL);
+	free(tid);
+	progress_end(b.progress);
+	if (o->time)
+		time_totals(&b, now_ms() - t0);
+	if (b.failed) {
+		fprintf(stderr, "climg: %zu of %zu inputs failed%s\n", b.failed, n,
+			atomic_load(&b.stop) && b.done < n ? "; --fail-fast started no more" : "");
+		status = b.differ ? EXIT_VERIFY : EXIT_RUN;
+	}
+done:
+	snprintf(saved, sizeof saved, "%s", err_msg()); // a single image's failure, for main
+	if (b.report && report_close(b.report) < 0 && !b.report_failed) {
+		if (n == 1 && !status) {
+			status = EXIT_RUN; // main prints it
+		} else {
+			fprintf(stderr, "climg: %s\n", err_msg());
+			err_set("%s", saved);
+			b.report_failed = n > 1;
+		}
+	}
+	if (b.report_failed && !status)
+		status = EXIT_RUN;
+	if (n > 1)
+		err_clear(); // every failure of a batch was reported as it happened
+	dev_close(b.x.dev);
+	if (n) {
+		pthread_mutex_destroy(&b.mu);
+		pthread_mutex_destroy(&b.x.budget_mu);
+		pthread_cond_destroy(&b.x.budget_cv);
+	}
+	return status;
+}

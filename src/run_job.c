@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+// One image of a run: its outputs opened, its input read and planned, decoded while the
+// device opens (or while the device's pinned memory is found), run through the chain on the
+// device or the CPU path, encoded and committed.
+#define _DEFAULT_SOURCE // madvise
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "err.h"
+#include "ocl.h"
+#include "par.h"
+#include "run_job.h"
+
+// ---- decoding while the device opens --------------------------------------------------------
+// Opening an OpenCL device takes 20 ms (PoCL) to over 200 ms (NVIDIA's driver), decoding an
+// 8K image 50 ms (a JPEG in strips) to 1 s, and neither needs the other. So a second thread
+// decodes the input into plain memory while the device opens (run_dev.c) and this one, on a
+// device with memory of its own, gets the pinned memory the input will be uploaded from (and
+// the output downloaded into); the decoded image is then copied there (copy_in), a few ms,
+// and uploads at full speed. A zero-copy device (PoCL) reads the decoded image in place: no
+// pinned memory, no copy. Meanwhile this thread makes the memory the decoder and the stages
+// write present (populate_while_decoding). The decoder prints nothing; err_set() keeps a
+// message per thread, so the decoding thread hands its message over in msg.
+struct decode_job {
+	struct img_reader *rd;
+	void *dst;
+	pthread_t thread;
+	bool started;
+	int rc;           // img_reader_decode's
+	double ms, end;   // its time, and now_ms() when it ended
+	char msg[1024];   // err_msg() of a failure
+	atomic_bool done; // set when it has ended
+};
+
+static void *decode_thread(void *arg)
+{
+	struct decode_job *j = arg;
+	double t0 = now_ms();
+
+	j->rc = img_reader_decode(j->rd, j->dst);
+	if (j->rc < 0)
+		snprintf(j->msg, sizeof j->msg, "%s", err_msg());
+	j->end = now_ms();
+	j->ms = j->end - t0;
+	atomic_store(&j->done, true);
+	return NULL;
+}
+
+// Decodes rd into dst: on a second thread, or where none can be started, here and now.
+static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst)
+{
+	*j = (struct decode_job){ .rd = rd, .dst = dst };
+	j->started = pthread_create(&j->thread, NULL, decode_thread, j) == 0;
+	if (!j->started)
+		decode_thread(j);
+}
+
+// ---- memory made present while the input decodes ------------------------------------------
+// The first write to each page of fresh memory is a page fault, and on a small virtual
+// machine those cost more than the stages (docs/BENCHMARKS.md gives the figures). Linux's
+// MADV_POPULATE_WRITE (5.14 and later) makes a range present, without writing to it, in a
+// fraction of that time. So while the input decodes, this thread makes the decoder's memory
+// present ahead of it (the decoder's bytes are not touched), then, for the CPU path or a
+// zero-copy device, the memory the stages will write. It stops as soon as the decoder has
+// ended: from then on the run waits for nothing. Only a hint: where the kernel does not have
+// it, nothing is made present.
+#define POPULATE_CHUNK ((size_t)8 << 20)
+
+// Makes p .. p + bytes present, a chunk at a time, until the decoder j has ended. False
+// where the kernel cannot.
+static bool populate_while_decoding(const struct decode_job *j, void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p, end = a + bytes;
+
+	if (!p || page <= 0)
+		return true;
+	a = (a + (uintptr_t)page - 1) / (uintptr_t)page * (uintptr_t)page;
+	end = end / (uintptr_t)page * (uintptr_t)page;
+	for (; a < end && !atomic_load(&j->done); a += POPULATE_CHUNK)
+		if (madvise((void *)a, end - a < POPULATE_CHUNK ? end - a : POPULATE_CHUNK,
+			    MADV_POPULATE_WRITE) != 0)
+			return false;
+	return true;
+#else
+	(void)j, (void)p, (void)bytes;
+	return false;
+#endif
+}
+
+// Waits for the decoder, if it runs.
+static void decode_join(struct decode_job *j)
+{
+	if (j->started)
+		pthread_join(j->thread, NULL);
+	j->started = false;
+}
+
+// Memory for the decoded input: aligned to a page and whole pages, as a zero-copy device
+// wants to read host memory in place (ocl_wrap_alloc's alignment, which is a page on PoCL;
+// pipeline_cl uploads it where a device wants more). No huge pages: they were not faster on
+// every image, and at times waited long for the kernel to find them.
+static void *image_alloc(size_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t align = page > 0 ? (size_t)page : 4096;
+	void *p = NULL;
+
+	if (bytes > SIZE_MAX - align)
+		return NULL;
+	bytes = bytes ? (bytes + align - 1) / align * align : align;
+	return posix_memalign(&p, align, bytes) ? NULL : p;
+}
+
+// The decoded image into pinned memory, in pieces on every core.
+struct copy_in {
+	uint8_t *dst;
+	const uint8_t *src;
+	size_t bytes, piece;
+};
+
+static void copy_in_piece(void *ctx, int task, int worker)
+{
+	const struct copy_in *c = ctx;
+	size_t at = (size_t)task * c->piece;
+	(void)worker;
+	memcpy(c->dst + at, c->src + at, c->bytes - at < c->piece ? c->bytes - at : c->piece);
+}
+
+static void copy_in(void *dst, const void *src, size_t bytes)
+{
+	struct copy_in c = { dst, src, bytes, (size_t)4 << 20 };
+	while (bytes / c.piece >= INT_MAX)
+		c.piece *= 2;
+	par_run(par_threads(), (int)((bytes + c.piece - 1) / c.piece), copy_in_piece, &c);
+}
+
+// "1.5 GiB" for messages.
+static void bytes_str(char buf[32], uint64_t bytes)
+{
+	if (bytes >= (uint64_t)1 << 30)
+		snprintf(buf, 32, "%.1f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+	else
+		snprintf(buf, 32, "%.1f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+}
+
+// Refuses a chain whose planned images cannot fit: more than the machine's memory, or than
+// the address-space limit (ulimit -v). Better now than killed half-way, when the kernel's
+// out-of-memory killer would leave the temporary output file behind. The plan counts the
+// images only (the input and two of the largest size, one more for --verify); decoders and
+// drivers need a little more, so this refuses the impossible, not the tight.
+static int memory_check(const struct plan *c, bool verify)
+{
+	uint64_t need = (uint64_t)c->host_bytes + (verify ? c->max_bytes : 0), have = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	const char *what = NULL;
+	char need_s[32], have_s[32];
+	struct rlimit rl;
+
+	if (pages > 0 && page > 0) {
+		have = (uint64_t)pages * (uint64_t)page;
+		what = "this machine's memory";
+	}
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (!have || (uint64_t)rl.rlim_cur < have)) {
+		have = rl.rlim_cur;
+		what = "the address-space limit (ulimit -v)";
+	}
+	if (!have || need <= have)
+		return 0;
+	bytes_str(need_s, need);
+	bytes_str(have_s, have);
+	return err_set("the chain's images need %s of memory, more than %s, %s", need_s, what,
+		       have_s);
+}
+
+// Pinned memory for the input and, once that is uploaded, the output (pipeline_cl's
+// reuse_bytes), as large as the larger of the two, found while the input decodes rather
+// than allocated after the stages. --verify downloads no output. NULL where none can be
+// had: the input is then uploaded from plain memory and the output gets memory of its own.
+static void *pinned_for(struct run_ctx *x, const struct plan *p, size_t *bytes)
+{
+	size_t in_bytes = geom_bytes(&p->in), out_bytes = x->o->verify ? 0 : geom_bytes(&p->out);
+	void *ptr;
+	*bytes = in_bytes > out_bytes ? in_bytes : out_bytes;
+	dev_lock(x->dev);
+	ptr = dev_pinned_get(x->dev, *bytes);
+	dev_unlock(x->dev);
+	return ptr;
+}
+
+// Runs the stages on the device, or on the CPU path where there is none or an automatically
+// chosen one fails. 0, -1 with err set, or 1 for a --verify difference (err says where).
+// *dev_error is set when the failure is the device's, for its build log.
+static int job_stages(struct run_ctx *x, struct ocl *dev, const struct plan *plan,
+		      struct img *in, void **decoded, size_t reuse_bytes, struct pipeline_mem *mem,
+		      struct img *res, struct timing *tm, bool *dev_error)
+{
+	struct run_times *times = tm->stage_ms ? &tm->run : NULL;
+	bool named = dev_named(x->dev);
+	int rc;
+
+	if (x->o->verify) {
+		dev_lock(x->dev);
+		rc = pipeline_verify(plan, dev, in, res, times);
+		dev_unlock(x->dev);
+		*dev_error = rc < 0;
+		return rc;
+	}
+	if (!dev)
+		return pipeline_cpu(plan, in, mem, res, times);
+	dev_lock(x->dev);
+	rc = pipeline_cl(plan, dev, in, reuse_bytes, mem, res, times);
+	if (rc < 0 && !named)
+		dev_drop(x->dev, err_msg()); // one warning, a build log included
+	dev_unlock(x->dev);
+	if (rc < 0 && named) {
+		*dev_error = true;
+		return -1;
+	}
+	if (rc < 0) {
+		// The CPU path gives the same bytes, from the input as decoded.
+		tm->on_cpu = true;
+		if (*decoded) {
+			dev_free(x->dev, in->data);
+			in->data = *decoded;
+			*decoded = NULL;
+		}
+		rc = pipeline_cpu(plan, in, mem, res, times);
+	}
+	return rc;
+}
+
+int job_run(struct run_ctx *x, const struct job_input *input, struct job_result *r)
+{
+	const struct run_opts *o = x->o;
+	struct img_reader *rd = NULL;
+	struct ocl *dev = NULL;
+	struct img in = { 0 }, res = { 0 };
+	struct plan plan = { 0 };
+	struct timing tm = { .t0 = now_ms() };
+	struct decode_job dec = { 0 };
+	struct pipeline_mem mem = { 0 };
+	void *pinned = NULL, *decoded = NULL;
+	size_t pinned_bytes = 0, reuse_bytes = 0;
+	int status, rc;
+	bool dev_failed = false, dev_error = false;
+	double open_end = 0, t0;
+	uint64_t held = 0; // bytes counted in the budget of bytes in flight
+	struct geom g;
+
+	*r = (struct job_result){ 0 };
+	status = outs_plan(x, input, &r->outs);
+	if (status)
+		goto fail;
+	status = EXIT_RUN;
+	if (o->skip_existing && outs_exist(&r->outs)) {
+		r->skipped = true;
+		status = 0;
+		goto fail;
+	}
+	// The outputs first: a missing or read-only directory, or a directory named as an
+	// output, is reported before the input is even read.
+	if (outs_open(&r->outs, o->report != NULL) < 0)
+		goto fail;
+	rd = img_reader_open(input->path, &o->limits);
+	if (!rd)
+		goto fail;
+	g = img_reader_geom(rd);
+	r->g = g;
+	if (plan_make(&plan, x->c, &g, o->limits.max_pixels) < 0) {
+		status = EXIT_USAGE;
+		goto fail;
+	}
+	if (r->outs.f && img_format_check(r->outs.fmt, plan.out.ch, NULL) < 0) {
+		err_prefix("%s", r->outs.path);
+		status = EXIT_USAGE;
+		goto fail;
+	}
+	if (memory_check(&plan, o->verify) < 0)
+		goto fail;
+	held = (uint64_t)plan.host_bytes + (o->verify ? plan.max_bytes : 0);
+	budget_take(x, held);
+	tm.opened = !o->cpu;
+	if (o->time && x->single) {
+		tm.stage_ms = calloc((size_t)plan.n + 1, sizeof *tm.stage_ms);
+		if (!tm.stage_ms)
+			goto fail;
+		tm.run.stage_ms = tm.stage_ms;
+	}
+	in = (struct img){ g.w, g.h, g.ch, image_alloc(geom_bytes(&g)) };
+	if (!in.data) {
+		err_set("out of memory for a %dx%d image", g.w, g.h);
+		goto fail;
+	}
+	decode_start(&dec, rd, in.data);
+	dev = dev_get(x->dev, &dev_failed);
+	dev_open_times(x->dev, &tm.open_ms, &open_end);
+	if (dev && !pipeline_zero_copy(dev)) {
+		t0 = now_ms();
+		pinned = pinned_for(x, &plan, &pinned_bytes);
+		open_end = now_ms();
+		tm.open_ms += open_end - t0;
+	}
+	// While the input still decodes: its memory made present ahead of the decoder, then,
+	// for the CPU path or a zero-copy device, the memory the stages will write. Not having
+	// that memory yet is no error: the run then makes its own, or says why it cannot.
+	if (!dev_failed && dec.started && populate_while_decoding(&dec, in.data, geom_bytes(&g)) &&
+	    (!dev || pipeline_zero_copy(dev)) && !o->verify) {
+		if (pipeline_mem_alloc(&plan, dev, &mem) == 0 &&
+		    populate_while_decoding(&dec, mem.out, mem.bytes))
+			populate_while_decoding(&dec, mem.tmp, mem.bytes);
+	}
+	decode_join(&dec);
+	tm.decode_ms = dec.ms;
+	tm.decode_strips = img_reader_strips(rd);
+	tm.open_wait_ms = open_end > dec.end ? open_end - dec.end : 0;
+	if (dev_failed) // a device error before a decode error, as when it was opened first
+		goto fail;
+	if (dec.rc < 0) {
+		err_set("%s", dec.msg);
+		goto fail;
+	}
+	img_reader_close(rd);
+	rd = NULL;
+	if (pinned) {
+		t0 = now_ms();
+		copy_in(pinned, in.data, geom_bytes(&g));
+		tm.copy_in_ms = now_ms() - t0;
+		tm.copy_in_bytes = geom_bytes(&g);
+		// The output may be downloaded over the input: the CPU path taking over from an
+		// automatically chosen device that fails then needs the decoded image as it was,
+		// so that stays until the device is done; elsewhere it goes now.
+		if (!o->verify && !dev_named(x->dev))
+			decoded = in.data;
+		else
+			free(in.data);
+		in.data = pinned;
+		pinned = NULL;
+		reuse_bytes = o->verify ? 0 : pinned_bytes;
+	}
+
+	t0 = now_ms();
+	rc = job_stages(x, dev, &plan, &in, &decoded, reuse_bytes, &mem, &res, &tm, &dev_error);
+	tm.stages_ms = now_ms() - t0;
+	if (rc == 1)
+		status = EXIT_VERIFY;
+	if (rc != 0)
+		goto fail;
+	snprintf(r->device, sizeof r->device, "%s", dev && !tm.on_cpu ? ocl_device_name(dev) : "cpu");
+	free(decoded);
+	decoded = NULL;
+
+	t0 = now_ms();
+	if (o->report) {
+		r->sums = calloc((size_t)r->outs.nside + 1, sizeof *r->sums);
+		if (!r->sums) {
+			err_set("out of memory");
+			goto fail;
+		}
+	}
+	if (outs_write(&r->outs, o, &plan, &res, r->sums) < 0)
+		goto fail;
+	tm.encode_ms = now_ms() - t0;
+	if (o->time && x->single) {
+		tm.on_cpu = tm.on_cpu || !dev;
+		dev_lock(x->dev);
+		ocl_build_count(dev, &tm.programs, &tm.programs_cached);
+		dev_unlock(x->dev);
+		time_report(&tm, &plan, o->time_json);
+	}
+	status = 0;
+fail:
+	if (status && !r->skipped) {
+		snprintf(r->error, sizeof r->error, "%s", err_msg());
+		// An OpenCL failure reported as an error: a failed build's log goes with it.
+		if (dev_error && dev) {
+			dev_lock(x->dev);
+			if (ocl_build_log(dev))
+				fputs(ocl_build_log(dev), stderr);
+			dev_unlock(x->dev);
+		}
+		outs_free(&r->outs); // removes what was not committed
+		free(r->sums);
+		r->sums = NULL;
+	}
+	r->status = status;
+	r->decode_ms = tm.decode_ms;
+	r->stages_ms = tm.stages_ms;
+	r->encode_ms = tm.encode_ms;
+	decode_join(&dec); // a failure while the input was decoding: it must finish first
+	img_reader_close(rd);
+	free(decoded);
+	dev_free(x->dev, in.data);
+	dev_free(x->dev, pinned);
+	dev_free(x->dev, res.data);
+	pipeline_mem_free(&mem);
+	plan_free(&plan);
+	free(tm.stage_ms);
+	if (held)
+		budget_give(x, held);
+	r->total_ms = now_ms() - tm.t0;
+	return status;
+}
