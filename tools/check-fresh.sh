@@ -14,6 +14,8 @@
 #                           DIR/debs (default: none, so the root and its packages are fresh)
 #   CHECK_FRESH_MIRROR=URL  the Debian mirror (default http://deb.debian.org/debian)
 #   CHECK_FRESH_TMP=DIR     where the root is built (default /var/tmp; about 1.5 GiB)
+#   CHECK_FRESH_THEN=CMD    once the README's commands passed, run the shell command CMD in
+#                           the same root too, e.g. CHECK_FRESH_THEN=.ci/run
 set -eu
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -144,4 +146,12 @@ last=$(tail -n 1 "$work/test.log")
 say "$testcmd took $(elapsed "$t0"), exit $rc"
 [ "$rc" = 0 ] || die "'$testcmd' failed (exit $rc)"
 echo "$last" | grep -Eq '^[0-9]+ passed, 0 failed$' || die "'$testcmd' did not end 'N passed, 0 failed'"
-say "passed in $(elapsed "$t_start"): a fresh Debian 12 ran the README's set-up and '$testcmd' ($last)"
+say "a fresh Debian 12 ran the README's set-up and '$testcmd' ($last)"
+
+if [ -n "${CHECK_FRESH_THEN:-}" ]; then
+	t0=$(date +%s)
+	say "\$ $CHECK_FRESH_THEN"
+	in_root "$CHECK_FRESH_THEN" || die "'$CHECK_FRESH_THEN' failed (exit $?) after $(elapsed "$t0")"
+	say "'$CHECK_FRESH_THEN' passed in $(elapsed "$t0")"
+fi
+say "passed in $(elapsed "$t_start")"

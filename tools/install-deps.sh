@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages that building climg, running it and `make test` need,
-# where missing. With --dev, also the developer tools that `make check-asan`, `make fuzz`
-# and `make check-valgrind` need (clang, its sanitizer runtimes, llvm-symbolizer for the
-# sanitizers' stack traces, valgrind). Run as root (or with sudo available).
+# where missing. With --dev, also the developer tools that `make check-asan`, `make fuzz`,
+# `make check-valgrind` and `make check-fresh` need (clang, its sanitizer runtimes,
+# llvm-symbolizer for the sanitizers' stack traces, valgrind, debootstrap). Run as root (or
+# with sudo available).
 set -eu
 usage="usage: sh tools/install-deps.sh [--dev]"
 dev=0
@@ -28,7 +29,7 @@ done
 PKGS="make gcc pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
 libpng-dev libjpeg62-turbo-dev libdeflate-dev zlib1g-dev libstb-dev groff-base
 python3 python3-numpy python3-pil parallel nettle-dev"
-DEV_PKGS="clang libclang-rt-14-dev llvm valgrind"
+DEV_PKGS="clang libclang-rt-14-dev llvm valgrind debootstrap"
 [ "$dev" = 0 ] || PKGS="$PKGS $DEV_PKGS"
 missing=""
 for p in $PKGS; do
