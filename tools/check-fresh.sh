@@ -98,10 +98,13 @@ git archive --format=tar HEAD | tar -C "$root/root/climg" -xf -
 say "commit $commit in /root/climg"
 
 # ---- what a booted machine has mounted, that PoCL and the tests use -----------------------
+# mnt ARGS... DIR: mounts, remembers DIR for cleanup and makes DIR private, so that nothing
+# mounted under a bind of /dev propagates back to the host's /dev (where / is shared).
 mnt() {
 	mount "$@"
 	eval "_last=\${$#}"
 	mounts="$_last $mounts"
+	mount --make-private "$_last"
 }
 mnt -t proc proc "$root/proc"
 mnt -t sysfs sysfs "$root/sys"
