@@ -196,6 +196,15 @@ fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool
 
 FORCE:
 
+# check-fresh: the README's set-up line and `make test`, run exactly as written there, as
+# root in a chroot of a fresh minimal Debian 12 (debootstrap --variant=minbase plus gcc and
+# make) on the committed HEAD; tools/check-fresh.sh. Needs root, debootstrap and the Debian
+# mirror; CHECK_FRESH_CACHE=DIR reuses the base root and packages an earlier run downloaded.
+check-fresh:
+	sh tools/check-fresh.sh
+
+.PHONY: check-fresh
+
 install: climg
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 climg $(DESTDIR)$(PREFIX)/bin/climg

@@ -34,6 +34,27 @@ have_groff() {
 	return 1
 }
 
+# need_python WHAT MODULE...: sets PYTHON to the first of Debian's /usr/bin/python3 and the
+# python3 on PATH (which may be another install, blind to Debian's python3-* packages) that
+# imports every MODULE, and returns 0; else says that WHAT is skipped and returns 1 (the
+# caller skips those checks: `if need_python "..." json; then`). tools/install-deps.sh
+# installs python3 with numpy and PIL, so the tests use them as independent references.
+need_python() {
+	_np_what=$1
+	shift
+	_np_mods=""
+	for _np_m in "$@"; do _np_mods="$_np_mods${_np_mods:+, }$_np_m"; done
+	for _np_py in /usr/bin/python3 python3; do
+		if command -v "$_np_py" >/dev/null 2>&1 && "$_np_py" -c "import $_np_mods" >/dev/null 2>&1; then
+			PYTHON=$_np_py
+			return 0
+		fi
+	done
+	echo "skipping $_np_what: no python3 that imports $_np_mods (sh tools/install-deps.sh installs one)"
+	PYTHON=""
+	return 1
+}
+
 # c_checks NAME OUT CMD...: runs a C test program (tests/check.h: one "PASS name" or
 # "FAIL name: why" line per check) with its output in OUT and adds its lines to the counts,
 # each failure shown as "FAIL: NAME: ..."; an exit status other than 0 without a FAIL line
