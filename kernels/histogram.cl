@@ -14,23 +14,18 @@
 //
 // Each work-group counts into one sub-histogram in __local memory, one atomic_inc per
 // byte, and at the end adds its non-zero bins to hist with one global atomic_add each: to
-// copy g % copies of the counts for group g (the host adds the copies up). (On
-// an H100 this measured faster than spreading a group over several sub-histograms or
-// merging runs of equal bytes first, on noisy and on uniform images alike: see
-// docs/BENCHMARKS.md.) Channel c's 256 bins start at c * HIST_STRIDE = c * 264 words, 8c
-// past c * 256: local memory has 32 banks of one word, so the bins of one value v in the
-// 1 to 4 channels lie in different banks. With a stride of 256 they shared a bank, and where
-// R, G and B are close (grey and greyish pictures stored as RGB) the channels' atomics
-// collided there: on an H100 the stride takes 5 to 16% less time on such 8K images and
-// about the same (0 to 2% less) on colour ones (docs/BENCHMARKS.md, twentieth session).
+// copy g % copies of the counts for group g (the host adds the copies up). This measured
+// faster than spreading a group over several sub-histograms or merging runs of equal bytes
+// first, on noisy and on uniform images alike. Channel c's 256 bins start at c * HIST_STRIDE
+// = c * 264 words, 8c past c * 256: local memory has 32 banks of one word, so the bins of one
+// value v in the 1 to 4 channels lie in different banks, and channels whose values are close
+// (greyish pictures stored as RGB) do not collide there (docs/BENCHMARKS.md, "Kernel shapes").
 #include "channels.clh"
 
 #ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
 #define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
-// Vectors an item loads at a time. 4, with the bins found once a vector (below), against 1
-// vector and a division a byte, 8K images (medians of 3 rounds): H100 RGB 5% and grey 6%
-// less time, H200 RGB 11% and grey 2%; either change alone took off 0-5% (H100, H200);
-// 8 vectors were slower than 4 on the H200 (docs/BENCHMARKS.md, twenty-fourth session).
+// Vectors an item loads at a time, so that their loads are in flight together; 8 measured
+// slower than 4 (docs/BENCHMARKS.md, "Kernel shapes").
 #define HIST_BATCH 4u
 // Inlined into each kernel so that ch is a constant there: the loop over the 16 bytes
 // unrolls with each byte's channel known (PoCL warns otherwise).
@@ -63,8 +58,8 @@ hist_count(__global const uchar *in, ulong n, const uint ch, __global uint *hist
 		for (uint q = 0; q < HIST_BATCH; q++) {
 			if (k + q * gsize >= n16)
 				break;
-			// the 16 bytes taken out of the 4 words by shifts: on an H100 13-14% less
-			// time than through a private byte array (docs/BENCHMARKS.md, seventh session)
+			// the 16 bytes taken out of the 4 words by shifts, which measured faster
+			// than through a private byte array
 			const uint wv[4] = { v[q].x, v[q].y, v[q].z, v[q].w };
 			// byte j's channel is (base + j) % ch: j % ch for 1, 2 and 4 channels
 			// (base is 0), known when compiling; for 3, (base + j % 3) % 3, so the

@@ -78,9 +78,8 @@ __kernel void rotate_180_c1_16(__global const uint4 *in, __global uint4 *out, in
 // reversed, which start n % 16 bytes into an aligned vector for every k: they come from that
 // vector and the next, shifted into place (for k = 0 the next may reach past the image's
 // end: byte by byte there). Each item reverses 4 vectors, L apart (L the local size); item
-// 0 also copies the last n % 16 bytes. Global (ceil(n/16 / (4 L)) * L, 1). On an H100,
-// 7681 x 4321: 0.0335-0.0336 -> 0.0296-0.0302 ms against ROTATE_180_UNALIGNED's groups of 4
-// bytes, which one channel no longer takes (docs/BENCHMARKS.md, twenty-eighth session).
+// 0 also copies the last n % 16 bytes. Global (ceil(n/16 / (4 L)) * L, 1). Faster than
+// ROTATE_180_UNALIGNED's groups of 4 bytes (docs/BENCHMARKS.md, "Kernel shapes").
 __kernel void rotate_180_unaligned_c1_16(__global const uint4 *in, __global uint4 *out, int W,
 					 int H)
 {
@@ -124,9 +123,8 @@ IF_C4(ROTATE_180_WORDS(rotate_180_c4, 4))
 // last of those may reach past the image's end: byte by byte there). Each item reverses 4
 // groups, L apart (L the local size); item 0 also copies the last n % 4 output pixels, byte
 // by byte.
-// Global (ceil(n/4 / (4 L)) * L, 1). On an H100, 7681 x 4321: RGB 0.205 -> 0.075 ms and grey
-// 0.117 -> 0.034 ms against one work-item a pixel (docs/BENCHMARKS.md, twenty-fifth session;
-// grey now takes rotate_180_unaligned_c1_16).
+// Global (ceil(n/4 / (4 L)) * L, 1). A third of the time of one work-item a pixel
+// (docs/BENCHMARKS.md, "Kernel shapes").
 #define ROTATE_180_UNALIGNED(NAME, CH)                                                   \
 __kernel void NAME(__global const uint *in, __global uint *out, int W, int H)           \
 {                                                                                       \
@@ -224,12 +222,10 @@ IF_C4(ROTATE_180_CPU(rotate_180_cpu_c4, 4, 4))
 // inside the input (rotate_tile_class), the checks are left out. Tap offsets are 32-bit: the
 // host uses these kernels for inputs of less than 2^31 bytes, and the per-pixel kernels
 // below for larger ones.
-// Measured on an H100 (docs/BENCHMARKS.md, fifth session): the padded rows ran 1-10% faster
-// than rows stored skewed (rotated by their index, no bank conflicts on either side, more
-// index arithmetic); reading the taps at unsigned offsets made one channel 4-15% faster and
-// three channels 5-14% slower than signed ones, so ROTATE_TAP picks by the channel count.
-// The thirteenth session's section there measures the stepping, the inside tiles, the word
-// stores and RY.
+// The padded rows measured faster than rows stored skewed (rotated by their index: no bank
+// conflicts on either side, more index arithmetic); unsigned tap offsets are faster than
+// signed ones for one channel and slower for three, so ROTATE_TAP picks by the channel count
+// (docs/BENCHMARKS.md, "Kernel shapes").
 
 #define BIAS_PX (1 << 17)
 #define BIAS ((long)1 << 48)
@@ -297,9 +293,9 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 	bool ok[4];
 	// only the first tap is used
 	rotate_taps(rotate_q_px(u), rotate_q_px(v), W, H, ch, inside, off, ok);
-	// 2 and 4 channels: the pixel in one aligned load (the input starts a buffer), 11-20%
-	// faster on an H100 than byte by byte; for bilinear it made no difference, and 3
-	// channels read as two words were slower (docs/BENCHMARKS.md, fifth session)
+	// 2 and 4 channels: the pixel in one aligned load (the input starts a buffer), faster
+	// than byte by byte; for bilinear it made no difference, and 3 channels read as two
+	// words were slower
 	if (ch == 4)
 		return ok[0] ? ((__global const uint *)in)[off[0] >> 2] : bg;
 	if (ch == 2)
@@ -323,10 +319,9 @@ uint rotate_nearest_px(__global const uchar *in, int W, int H, int ch, uint bg, 
 // Without alpha (1 and 3 channels): every channel (sum w p + 2^15) >> 16. Three channels
 // inside: each row's two taps (6 bytes from a byte offset o) come from the 3 aligned words
 // that hold them, shifted into place (the words may reach past the taps, into the input's
-// next row: rotate_tile_class leaves one); on an 8K rotation by 30 degrees 7% less time on
-// an H100 than 12 byte loads (docs/BENCHMARKS.md, thirteenth session). One channel inside:
-// the taps from one pointer and the row below it, two 64-bit address additions instead of
-// four; 8K rotate:30 grey 5-7% less time on an H100 and an H200 (twenty-third session).
+// next row: rotate_tile_class leaves one), in less time than 12 byte loads. One channel
+// inside: the taps from one pointer and the row below it, two 64-bit address additions
+// instead of four (docs/BENCHMARKS.md, "Kernel shapes").
 uint rotate_bilinear_px(__global const uchar *in, int W, int H, int ch, uint bg, uint u, uint v,
 			bool inside)
 {
@@ -491,12 +486,10 @@ uint rotate_bg_word(uint bg, int w, int ch)
 // row holds ROTATE_TILE pixels whatever its skew, takes the first loop; the others go word
 // by word, and store a row's last word byte by byte where the row ends inside it. The pixels
 // (and bg) have their bits past 8 ch clear.
-// Measured on an H100 against one item storing a pixel's bytes one by one: 8K rotate:30,
-// bilinear, RGB 12% and grey 36% less time (docs/BENCHMARKS.md, thirteenth session). Each
-// item keeps one word column, so the loop has no division and steps its address by a
-// constant; against a loop that divided out each word's row and column, 8K rotate:30
-// bilinear RGB 9% (H100) and 17% (H200) less time (twenty-third session: the loop was a third
-// of the kernel's instructions, by Nsight Compute).
+// Whole words take less time than one item storing a pixel's bytes one by one. Each item
+// keeps one word column, so the loop has no division and steps its address by a constant:
+// a loop that divided out each word's row and column was a third of the kernel's
+// instructions (docs/BENCHMARKS.md, "Kernel shapes").
 void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1],
 		       __local uint (*head)[ROTATE_SKEW_MAX], bool skew, bool outside, uint bg,
 		       int x0, int y0, int ow, int oh, int ch, int ry)
@@ -533,10 +526,9 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 		}
 		return;
 	}
-	// Word by word. Kept as loops: unrolled (as the compiler did by itself), they cost 8K
-	// rotate:30 bilinear grey 6% on an H100 on canvases of whole-word rows, whose tiles
-	// all but never come here: the pixel code's registers came out differently
-	// (docs/BENCHMARKS.md, thirty-fourth session).
+	// Word by word. Kept as loops: unrolled (as the compiler did by itself), they slowed
+	// canvases of whole-word rows, whose tiles all but never come here: the pixel code's
+	// registers came out differently.
 #pragma unroll 1
 	for (int i = i0; i < ROTATE_TILE * nw; i += ROTATE_TILE * ry) {
 		const int r = i / nw, w = i - r * nw, t = 4 * w; // the word's first byte in the row
@@ -562,22 +554,18 @@ void rotate_store_tile(__global uchar *out, __local uint (*tile)[ROTATE_TILE + 1
 // rotation by 30 degrees about half of the canvas. rotate_tile_class gives the same answer
 // for every item of the group. SKEW (the _skew_cN kernels): the rows are skewed as
 // rotate_skew says, and the class covers the ROTATE_SKEW_MAX columns right of the tile that
-// the rows reach into. Against making the pixels of the next tile that a row's last word
-// reaches into in a pass of their own, 8K rotate:30 bilinear on such canvases took 17% (RGB)
-// and 11% (grey) less time on an H100, 22-24% and 12-13% on an H200 (docs/BENCHMARKS.md,
-// thirty-fourth session). The other kernels leave the skew out (rows of whole words need
-// none).
+// the rows reach into. That takes less time than making the pixels of the next tile that a
+// row's last word reaches into in a pass of their own (docs/BENCHMARKS.md, "Kernel
+// shapes"). The other kernels leave the skew out (rows of whole words need none).
 // WRAP (rotate_bilinear_wrap_c1, which the host runs for grey bilinear on such canvases
 // where trans is true, in place of the _skew_c1 kernel): an item's line is one tile row,
 // and that row's skew (0-3 pixels) would move all its places, the rows of a warp each by
 // another amount, so that a warp's one-byte taps touch more sectors of the input. Instead
 // place b makes the unskewed column x0 + b, or x0 + b + 32 where b is left of the row's
 // skew d (the pixel the skewed row holds at its end), at tile index (b - d) mod 32; the
-// warp's taps stay in step. 8K grey on an H100: 60 and 120 degrees 13-17% less time
-// (docs/BENCHMARKS.md, thirty-fifth session). A kernel of its own, so that the other angles
-// run the _skew_c1 kernel's code unchanged: with the wrap's test in every pixel of that
-// kernel, 10 degrees took 3% more time on average (1-5%, about the runs' spread). Grey
-// nearest and RGB, wrapped, were not faster (thirty-fourth session).
+// warp's taps stay in step (docs/BENCHMARKS.md, "Kernel shapes"). A kernel of its own, so
+// that the other angles run the _skew_c1 kernel's code unchanged: the wrap's test in every
+// pixel of that kernel slowed them. Grey nearest and RGB, wrapped, were not faster.
 #define ROTATE_MAP(NAME, PIXEL, CH, BILINEAR, SKEW, WRAP)                                \
 __kernel __attribute__((reqd_work_group_size(ROTATE_TILE, ROTATE_RY(CH), 1)))           \
 void NAME(__global const uchar *in, __global uchar *out, int W, int H, int ow, int oh,   \
@@ -690,12 +678,11 @@ IF_C1(ROTATE_MAP(rotate_bilinear_wrap_c1, rotate_bilinear_px, 1, true, true, tru
 #endif // !CLIMG_CPU_KERNELS
 
 // For CPU devices (kernels/cpu.clh), and for inputs of 2^31 bytes or more: one output pixel a
-// work-item, taps read only where they are inside the input. On PoCL (8K, rotate:30) the tile
-// kernels above took 2 (RGB) and 3 (grey) times as long as these; one pixel a work-item with
-// the tile kernels' pixel code, which loads every tap, 1.4 times as long on grey. A bilinear
-// pixel whose taps all lie outside stores the background before any weight (exactly what
-// the weights give): on this 2-core VM's PoCL, 8K rotate:30 RGB 293-308 -> 187-209 ms,
-// grey 134-136 -> 112-124 ms.
+// work-item, taps read only where they are inside the input: on a CPU device the tile
+// kernels above, or the tile kernels' pixel code (which loads every tap), take longer. A
+// bilinear pixel whose taps all lie outside stores the background before any weight
+// (exactly what the weights give), which saves a third of the time of a rotation by 30
+// degrees (docs/BENCHMARKS.md, "Kernel shapes").
 __kernel void rotate_nearest_cpu(__global const uchar *in, __global uchar *out, int W,
 				 int H, int ch, int ow, int oh, int C, int S, uint bg)
 {

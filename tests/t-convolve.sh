@@ -146,7 +146,7 @@ convolve:kernel=$K3BIG convolve:kernel=$K3BIG:norm=1000:bias=-1000000"
 	# One size and channel count, every chain on every path: "RC PATH CHAIN" lines (and the
 	# output of a failed run) into $D/results-SIZE-CH. The 32 of them are dealt out to one
 	# background worker a CPU (each run opens the device, about 0.3 s on a GPU: run one at a
-	# time, this file took over 5.5 minutes on an H200), then their results are counted in
+	# time, this file took minutes there), then their results are counted in
 	# order; each case must have given one line a chain and path.
 	convolve_cl_case() {
 		cc_size=$1

@@ -513,7 +513,7 @@ h_named_error() {
 }
 
 # The loader's drivers are those OCL_ICD_VENDORS names: OCL_ICD_FILENAMES, which some
-# machines set (the GPU machines of docs/BENCHMARKS.md: libpocl.so.2:libnvidia-opencl.so.1),
+# machines with a GPU set (e.g. to libpocl.so.2:libnvidia-opencl.so.1),
 # would add its drivers to them, so each of these runs removes it (env -u).
 mkdir -p "$h_d/no-icd"
 h_fallback "no ICD at all" -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$h_d/no-icd"
@@ -608,7 +608,7 @@ h_named_error "a buffer over CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
 # of the output must leave the input intact for the CPU path: the bytes show it.
 # The --device run names the device the automatic choice takes (the first GPU, else device
 # 0: src/ocl.c, device_pick), so that both runs make the same calls; device 0 need not be
-# the GPU (PoCL came first on the H100 machine of docs/BENCHMARKS.md).
+# the GPU (PoCL comes first on some machines with a GPU).
 h_auto=0
 "$CLIMG" --list-devices | grep -q '^[0-9]*: .* (GPU, ' && h_auto=gpu
 h_fault_sweep() {

@@ -59,7 +59,7 @@ check_not "cut input: no output" test -e "$D/dx.png"
 
 # ---- no OpenCL at all: the CPU path with one warning ------------------------------------
 # OCL_ICD_VENDORS names the loader's only drivers (here none); OCL_ICD_FILENAMES, which some
-# machines set (the GPU machines of docs/BENCHMARKS.md: libpocl.so.2:libnvidia-opencl.so.1),
+# machines with a GPU set (e.g. to libpocl.so.2:libnvidia-opencl.so.1),
 # would add its drivers to those, so it is removed.
 mkdir -p "$D/no-icd"
 expect_exit 0 "no ICD falls back" env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS=$D/no-icd "$CLIMG" "$D/in-13x7-3.png" rotate:90 -o "$D/fb.png"

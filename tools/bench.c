@@ -90,9 +90,9 @@
 #define CHAIN_RUNS 3
 
 // The stage rows: one chain token each, on the RGB or the grey image. kind says which
-// target of issue 6 applies: BYTES for stages that only move bytes (>= 80% of the copy
-// bandwidth on a GPU, >= 50% on a CPU device), COMPUTE for those that compute (>= 50% on a
-// GPU), NONE for rows without a target.
+// kernel target applies (docs/BENCHMARKS.md): BYTES for stages that only move bytes (>= 80%
+// of the copy bandwidth on a GPU, >= 50% on a CPU device), COMPUTE for those that compute
+// (>= 50% on a GPU), NONE for rows without a target.
 enum kind { NONE, BYTES, COMPUTE };
 static const struct row {
 	const char *token;
@@ -937,7 +937,7 @@ static void commit_get(char *buf, size_t size)
 		strcat(buf, " (+ local changes)");
 }
 
-// Which target of issue 6 a row of this kind has on this device, and whether pct met it.
+// Which kernel target a row of this kind has on this device, and whether pct met it.
 static const char *target_text(const struct bench *b, enum kind k, double pct, const char **met)
 {
 	int want = 0;
@@ -1116,7 +1116,7 @@ static void report_opencv(const struct bench *b)
 	       "The same RGB image (and its grey version for calcHist), already in device memory "
 	       "except for the transfers; both timed on the host, from the call to the end of the "
 	       "wait (OpenCV: cv2.ocl.finish(), median of %.0f runs; climg: the wall medians "
-	       "above). Target (issue 6): climg at least 3x faster.\n\n"
+	       "above). Target: climg at least 3x faster.\n\n"
 	       "| operation | OpenCV ms | climg ms | OpenCV / climg | >= 3x |\n"
 	       "|---|---:|---:|---:|---|\n",
 	       b->cv_version, b->cv_device, b->cv_runs);

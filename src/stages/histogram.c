@@ -91,11 +91,9 @@ static int histogram_parse(void *params, int argc, char **argv)
 
 // The GPU kernels' work-groups add their counts into HIST_CL_COPIES copies of the histogram
 // (group g into copy g % HIST_CL_COPIES), which the pipeline adds up after the download
-// (stages/stage.h): with one copy, presumably, every group's addition to a bin waited on
-// the others' at the same word. 8K images, the additions left out (wrong counts, timing
-// only) on an H100: 6-7% less time on RGB and 10% on grey, as much with one group in 8
-// adding; 8 copies: 4-6% and 7% (docs/BENCHMARKS.md, twenty-fourth session). The kernels
-// for CPU devices use copy 0.
+// (stages/stage.h): with one copy every group's addition to a bin waits on the others' at
+// the same word (docs/BENCHMARKS.md, "Kernel shapes"). The kernels for CPU devices use
+// copy 0.
 #define HIST_CL_COPIES 8
 
 static int histogram_plan(const void *params, const struct geom *in, struct stage_plan *plan)
@@ -121,8 +119,8 @@ static void histogram_side_cpu(const void *params, const struct img *in, void *s
 
 // Device work sizes; see kernels/histogram.cl. Work-groups as large as the kernel may have
 // on the device, up to HIST_WG_MAX items; HIST_ITEMS_PER_CU items per compute unit in all
-// (on an H100 or H200, whose driver reports 256 as every kernel's limit, eight groups of
-// 256 fill a multiprocessor), but at least HIST_MIN_GROUP_BYTES of image per group so that
+// (on NVIDIA GPUs whose driver reports 256 as every kernel's limit, eight groups of 256
+// fill a multiprocessor), but at least HIST_MIN_GROUP_BYTES of image per group so that
 // the merge (ch * 256 global atomics per group) stays small.
 #define HIST_WG_MAX 1024
 #define HIST_ITEMS_PER_CU 2048
