@@ -2,7 +2,8 @@
 // The inputs of a batch and the names of their outputs: command-line words and
 // --files-from lists become a list of inputs (directories walked), --shard keeps one share
 // of it, and -o templates (%n %e %d %i %%) expand to each input's output paths, checked for
-// collisions before any work. No OpenCL, no pixels.
+// collisions before any work. No OpenCL, no pixels. src/jobs.c builds the list,
+// src/jobs_names.c names the outputs.
 #ifndef CLIMG_JOBS_H
 #define CLIMG_JOBS_H
 
