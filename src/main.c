@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -185,22 +186,40 @@ static void list_stages(void)
 		printf("%-24s %s\n", stage_list[i]->usage, stage_list[i]->summary);
 }
 
+// Whether word names a stage: its name before the first ':' is one.
+static bool names_stage(const char *w)
+{
+	const char *colon = strchr(w, ':');
+	size_t len = colon ? (size_t)(colon - w) : strlen(w);
+	for (int i = 0; stage_list[i]; i++)
+		if (strlen(stage_list[i]->name) == len && !strncmp(stage_list[i]->name, w, len))
+			return true;
+	return false;
+}
+
+// Whether word, which names no existing file, reads as a mistyped stage rather than a
+// missing input: a name of lowercase letters, digits and '-' before any ':', and no '/'
+// (so `climg in.png blur` says "unknown stage 'blur'", and `climg a.png b.png` with b.png
+// missing says b.png cannot be opened).
+static bool looks_like_stage(const char *w)
+{
+	struct stat st;
+	if (!strcmp(w, "-") || strchr(w, '/') || stat(w, &st) == 0)
+		return false;
+	for (const char *p = w; *p && *p != ':'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+			return false;
+	return true;
+}
+
 // The inputs: the positional words before the first that names a stage (its name before
-// the first ':'); a file named like a stage is written ./grey.
+// the first ':'), or after the first input, that reads as a mistyped one; a file named like
+// a stage is written ./grey.
 static int split_inputs(struct options *o)
 {
 	int k = 0;
-	while (k < o->npos) {
-		const char *w = o->pos[k], *colon = strchr(w, ':');
-		size_t len = colon ? (size_t)(colon - w) : strlen(w);
-		bool is_stage = false;
-		for (int i = 0; stage_list[i] && !is_stage; i++)
-			is_stage = strlen(stage_list[i]->name) == len &&
-				   !strncmp(stage_list[i]->name, w, len);
-		if (is_stage)
-			break;
+	while (k < o->npos && !names_stage(o->pos[k]) && !(k > 0 && looks_like_stage(o->pos[k])))
 		k++;
-	}
 	o->ninputs = k;
 	o->stages = o->pos + k;
 	o->nstages = o->npos - k;
@@ -220,7 +239,7 @@ static int make_jobs(const struct options *o, struct job_list *l)
 		return EXIT_RUN;
 	if (l->n == 0 && !o->shard_n) {
 		err_set("no input images%s", o->files_from ? " in the list" : " under the directories given");
-		return EXIT_USAGE;
+		return EXIT_RUN;
 	}
 	if (o->shard_n)
 		jobs_shard(l, o->shard_k, o->shard_n);

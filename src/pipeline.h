@@ -132,7 +132,7 @@ int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem
 // in is not written, unless reuse_bytes is not 0: then in->data must be that many bytes of
 // ocl_host_alloc memory, and where the output fits in them and no zero-copy, the image is
 // downloaded there (the device no longer needs the input once uploaded), which saves
-// allocating pinned memory for the output (17-105 ms for an 8K image on an H100). On
+// allocating pinned memory for the output (tens of ms for an 8K image on a GPU). On
 // success out->data then takes in->data and in->data becomes NULL; on failure in->data
 // stays the caller's, its bytes undefined.
 int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,

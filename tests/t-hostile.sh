@@ -247,7 +247,10 @@ expect_exit 0 "numbers ignore the locale" env LC_ALL=de_DE.UTF-8 LC_NUMERIC=de_D
 h_refused "empty file" 1 "empty\\.png: the input is empty$" "$h_d/empty.png"
 printf 'just some text\n' >"$h_d/text.png"
 h_refused "text file named .png" 1 "text\\.png: unrecognised image format" "$h_d/text.png"
-h_refused "directory as input" 1 "cannot read: Is a directory$" "$h_d"
+# a directory stands for the images under it: a batch, which needs a template
+h_refused "directory of images with a plain -o" 2 "inputs would all write '.*r\\.png': give -o a template" "$h_d"
+mkdir -p "$h_d/nothing"
+h_refused "directory without images" 1 "no input images under the directories given$" "$h_d/nothing"
 h_refused "missing input" 1 "missing\\.png: cannot open: No such file or directory$" "$h_d/missing.png"
 printf 'x' >"$h_d/unreadable.png"
 chmod 000 "$h_d/unreadable.png"
