@@ -117,7 +117,7 @@ const char *ocl_size_str(char buf[32], uint64_t bytes);
 // ---- program.c -------------------------------------------------------------------------------
 // Sets o->build_opts from o's device and kernel family.
 void ocl_build_options_set(struct ocl *o);
-// The program name built for ch channels, or NULL.
+// The program `name` built for ch channels, or NULL when it is not built.
 struct ocl_program *ocl_program_find(const struct ocl *o, const char *name, int ch);
 // Releases every kernel and program built so far; ocl_build and the kernel lookups make them
 // again when next asked.
