@@ -27,7 +27,7 @@ comma     := ,
 B         := $(if $(filter command line,$(origin B)),$(B),build)
 OUT       := $(if $(filter command line,$(origin OUT)),$(OUT),)
 
-SRC       := $(wildcard src/*.c src/io/*.c src/stages/*.c)
+SRC       := $(wildcard src/*.c src/io/*.c src/ocl/*.c src/stages/*.c)
 KERNELS   := $(sort $(wildcard kernels/*.cl))
 OBJ       := $(SRC:%.c=$(B)/%.o) $(B)/kernels.o
 TP_OBJ    := $(B)/third_party/stb_image_bmp.o $(B)/third_party/stb_image_write.o

@@ -11,7 +11,7 @@ uchar grey_luma(uint r, uint g, uint b, int wr, int wg, int wb)
 	return (uchar)(wr ? (wr * r + wg * g + wb * b + 16384u) >> 15 : (r + g + b + 1u) / 3u);
 }
 
-#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
+#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl/program.c)
 #if CLIMG_HAS_CH(3)
 // RGB (3 channels) to grey. Global size: ceil(npx / 16).
 __kernel void grey_c3(__global const uchar *in, __global uchar *out, uint npx, int wr, int wg,

@@ -22,7 +22,7 @@
 // (greyish pictures stored as RGB) do not collide there (docs/BENCHMARKS.md, "Kernel shapes").
 #include "channels.clh"
 
-#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
+#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl/program.c)
 #define HIST_STRIDE 264u // keep in step with HIST_GPU_STRIDE in src/stages/histogram.c
 // Vectors an item loads at a time, so that their loads are in flight together; 8 measured
 // slower than 4 (docs/BENCHMARKS.md, "Kernel shapes").

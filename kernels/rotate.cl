@@ -16,7 +16,7 @@
 REMAP_KERNELS(rotate_90, 1)
 REMAP_KERNELS(rotate_270, 2)
 
-#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl.c)
+#ifndef CLIMG_CPU_KERNELS // the GPU family (src/ocl/program.c)
 // 180 degrees reverses the pixel order of the whole (row-major, unpadded) image:
 // out pixel i = in pixel W*H-1-i.
 
@@ -259,7 +259,7 @@ int rotate_q_px(uint q)
 	long U = ((long)(W - 1) << 30) + (long)dx * C + (long)dy * S + BIAS;             \
 	long V = ((long)(H - 1) << 30) - (long)dx * S + (long)dy * C + BIAS
 
-// The rest of this section, to the tile kernels, is the GPU family's (src/ocl.c).
+// The rest of this section, to the tile kernels, is the GPU family's (src/ocl/program.c).
 #ifndef CLIMG_CPU_KERNELS
 
 // Byte offsets in the input (W x H x ch, less than 2^31 bytes) of the source pixel (sx, sy) and

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The monotonic clock in milliseconds, for timings (--time, reports, progress).
+// now_ms: a monotonic clock in milliseconds, for the timings --time and the benchmark print.
+// Only differences between two readings mean anything.
 #ifndef CLIMG_CLOCK_H
 #define CLIMG_CLOCK_H
 
@@ -8,6 +9,7 @@
 static inline double now_ms(void)
 {
 	struct timespec ts;
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The only module that talks to the OpenCL driver. Nothing outside src/ocl.c includes
+// The only interface to the OpenCL driver (OpenCL 1.2 API only), implemented in src/ocl/
+// (src/ocl/ocl_impl.h says which file holds what). Nothing outside src/ocl/ includes
 // <CL/cl.h>: callers see opaque handles and 0/-1 returns with err set, OpenCL errors named
-// (CL_OUT_OF_RESOURCES, not -5).
+// (CL_OUT_OF_RESOURCES, not -5); a failed program build also keeps the device's build log.
 #ifndef CLIMG_OCL_H
 #define CLIMG_OCL_H
 
@@ -68,7 +69,7 @@ struct ocl_program_id {
 // Builds the programs for the device (those already built are skipped).
 // On a build failure err names the program and ocl_build_log() holds the device's log.
 // With the program binary cache on, a program built once is loaded from its cached device
-// binary instead of compiled (see "program binary cache" in ocl.c); the cache never makes
+// binary instead of compiled (see src/ocl/cache.c); the cache never makes
 // ocl_build fail.
 int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n);
 

@@ -163,8 +163,18 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	ocl_set_cpu_kernels(o, cpu);
-	CHECK(cpu ? "kernels: the CPU family is chosen" : "kernels: the GPU family is chosen",
-	      ocl_cpu_kernels(o) == cpu);
+	// The programs are built with the family asked for: convolve_3x3_packed_cN is one of the
+	// GPU family's kernels, absent from the CPU family's programs.
+	{
+		const struct ocl_program_id conv = { "convolve", 1 };
+		size_t wg;
+		int built = ocl_build(o, &conv, 1);
+		CHECK("kernels: the convolve program builds for 1 channel", built == 0);
+		CHECK(cpu ? "kernels: the CPU family's program lacks convolve_3x3_packed_c1"
+			  : "kernels: the GPU family's program has convolve_3x3_packed_c1",
+		      built == 0 && (ocl_kernel_wg_max(o, "convolve", 1, "convolve_3x3_packed_c1",
+						       &wg) == 0) == !cpu);
+	}
 	// tests/t-kernels.sh runs the GPU family a second time with this set, so that the
 	// kernels sized for devices with less local memory run too (src/stages/remap.c's
 	// remap_tile_rows, tested in tests/unit.c)
@@ -213,7 +223,7 @@ int main(int argc, char **argv)
 		}
 		image_free(&im);
 	}
-	// A program holds one family's kernels (src/ocl.c), so switching families releases the
+	// A program holds one family's kernels (src/ocl/program.c), so switching families releases the
 	// programs built so far: without that the other family's kernels would be missing.
 	for (int k = 0; k < 2; k++) {
 		struct img im;

@@ -601,7 +601,7 @@ check "max alloc: the warning names the limit" grep -q 'CL_DEVICE_MAX_MEM_ALLOC_
 h_named_error "a buffer over CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
 	"opencl: a buffer of 273 bytes exceeds the allocation limit of .*, 272 bytes" CLIMG_FAULT_MAX_ALLOC=272
 
-# Every counted OpenCL call failing in turn (CLIMG_FAULT_INJECT=N, see src/ocl.c): from
+# Every counted OpenCL call failing in turn (CLIMG_FAULT_INJECT=N, see src/ocl/fault.c): from
 # opening the device to the last download. Each N falls back with one warning, or with
 # --device fails with one line; a fault climg absorbs by design (pinned host memory that
 # cannot be had is replaced by plain memory) gives a clean run with the same bytes. After
@@ -610,7 +610,7 @@ h_named_error "a buffer over CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
 # is the host's (PoCL) the default is zero-copy, so a fault in a later kernel or in the map
 # of the output must leave the input intact for the CPU path: the bytes show it.
 # The --device run names the device the automatic choice takes (the first GPU, else device
-# 0: src/ocl.c, device_pick), so that both runs make the same calls; device 0 need not be
+# 0: src/ocl/device.c, device_pick), so that both runs make the same calls; device 0 need not be
 # the GPU (PoCL comes first on some machines with a GPU).
 h_auto=0
 "$CLIMG" --list-devices | grep -q '^[0-9]*: .* (GPU, ' && h_auto=gpu

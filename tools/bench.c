@@ -75,6 +75,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../src/clock.h"
 #include "../src/err.h"
 #include "../src/io/io.h"
 #include "../src/ocl.h"
@@ -217,13 +218,6 @@ struct bench {
 	char notes[4096]; // skipped measurements, one "- ..." line each
 	size_t notes_len;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 
 static double gbps(double bytes, double ms)
 {

@@ -28,7 +28,8 @@ struct img_reader {
 };
 
 // Checks a header's geometry against IMG_MAX_SIDE and r->lim, naming the limit in the
-// message; zero sizes are refused too. Sets r->g on success. 0 / -1 with err set.
+// message; zero sizes are refused too. Sets r->g on success. 0 / -1 with err set. In geom.c,
+// a leaf: the readers call it, and io.c calls the readers.
 int io_check_geom(struct img_reader *r, long long w, long long h, int ch);
 
 // Header parsers, one per input format: 0 / -1 with err set (message starts r->name).
