@@ -4,7 +4,14 @@
 # INCDIRS / LIBDIRS (space-separated directories), e.g. for unpacked .deb files:
 #   make INCDIRS="/tmp/deps/usr/include" LIBDIRS="/tmp/deps/usr/lib/x86_64-linux-gnu"
 
+# The release version (debian/changelog's must match). `climg --version` prints
+# CLIMG_VERSION: in a git checkout, `git describe` of the latest tag vX.Y.Z without its v
+# ("0.2.0", "0.2.0-3-gabc1234-dirty"), or where no tag is reachable VERSION and the commit
+# ("0.1.0-gabc1234-dirty"); elsewhere (a tarball, the Debian package's build, no git)
+# VERSION. GIT_DESCRIBE= on the command line uses VERSION in a checkout too.
 VERSION   := 0.1.0
+GIT_DESCRIBE ?= $(shell test -e .git && git describe --tags --always --dirty --match 'v[0-9]*' 2>/dev/null)
+CLIMG_VERSION := $(if $(filter v%,$(GIT_DESCRIBE)),$(GIT_DESCRIBE:v%=%),$(VERSION)$(GIT_DESCRIBE:%=-g%))
 PREFIX    ?= /usr/local
 CC        ?= cc
 INCDIRS   ?=
@@ -14,7 +21,7 @@ STB_INCDIR ?= $(firstword $(wildcard $(addsuffix /stb,$(INCDIRS)) /usr/include/s
 WERROR    ?= -Werror
 WARN      := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS    ?= -O2 -g
-CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
+CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
 LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(LIBDIRS))
 LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lm -pthread
@@ -38,6 +45,14 @@ all: $(OUT)climg
 $(OUT)climg: $(OBJ) $(TP_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Only src/version.c sees CLIMG_VERSION; $(B)/version.txt changes (and so rebuilds it) only
+# when the version does.
+$(B)/src/version.o: CPPFLAGS += -DCLIMG_VERSION='"$(CLIMG_VERSION)"'
+$(B)/src/version.o: $(B)/version.txt
+$(B)/version.txt: FORCE
+	@mkdir -p $(B)
+	@echo '$(CLIMG_VERSION)' | cmp -s - $@ || echo '$(CLIMG_VERSION)' >$@
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -22,6 +22,7 @@
 #include "par.h"
 #include "parse.h"
 #include "pipeline.h"
+#include "version.h"
 
 enum { EXIT_RUN = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
 
@@ -965,7 +966,7 @@ int main(int argc, char **argv)
 	else if (o.help)
 		fputs(usage_text, stdout);
 	else if (o.version)
-		puts("climg " CLIMG_VERSION);
+		status = version_print(stdout) < 0 ? EXIT_RUN : 0;
 	else if (o.list_stages)
 		list_stages();
 	else if (o.list_devices)
