@@ -200,13 +200,58 @@ fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool
 
 FORCE:
 
-install: climg
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 climg $(DESTDIR)$(PREFIX)/bin/climg
-	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
+# ---- install (GNU conventions: DESTDIR, prefix and the directory variables) -------------------
+# `make install PREFIX=/usr DESTDIR=/tmp/stage` installs the binary, the man page and the bash
+# completion under /tmp/stage/usr; `make uninstall` with the same variables removes them.
+# PREFIX is prefix's older name: either may be given.
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+man1dir     ?= $(mandir)/man1
+bashcompdir ?= $(datarootdir)/bash-completion/completions
+INSTALL         ?= install
+INSTALL_PROGRAM ?= $(INSTALL)
+INSTALL_DATA    ?= $(INSTALL) -m 644
+
+install: $(OUT)climg
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(bashcompdir)
+	$(INSTALL_PROGRAM) $(OUT)climg $(DESTDIR)$(bindir)/climg
+	$(INSTALL_DATA) man/climg.1 $(DESTDIR)$(man1dir)/climg.1
+	$(INSTALL_DATA) completion/climg.bash $(DESTDIR)$(bashcompdir)/climg
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/climg $(DESTDIR)$(man1dir)/climg.1 $(DESTDIR)$(bashcompdir)/climg
+
+# ---- the Debian package ------------------------------------------------------------------------
+# `make deb`: build-deb/climg_$(VERSION)_ARCH.deb (with its -dbgsym package, .buildinfo and
+# .changes), which dpkg-buildpackage builds from a copy of the source (the files git tracks
+# and new ones it does not ignore; everything, without git) in build-deb/climg-$(VERSION)/,
+# then lintian's verdict: no error, no warning. DEB_BUILD_OPTIONS=nocheck skips the tests
+# that the package's build runs (debian/rules).
+# `make check-deb`: installs that package with apt into a fresh Debian 12 root and runs it
+# there (tools/check-deb.sh; root, debootstrap, network).
+DEB_DIR := build-deb/climg-$(VERSION)
+
+deb:
+	@for t in dpkg-buildpackage dh fakeroot lintian; do command -v $$t >/dev/null || { \
+		echo "make deb: $$t is missing; as root: apt-get install dpkg-dev debhelper fakeroot lintian" >&2; \
+		exit 1; }; done
+	rm -rf build-deb
+	mkdir -p $(DEB_DIR)
+	if [ -e .git ]; then git ls-files -z -co --exclude-standard; \
+	else find . \( -name 'build*' -prune \) -o \( -type f -print0 \); fi | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)
+	cd $(DEB_DIR) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning build-deb/climg_$(VERSION)_*.deb
+	@ls build-deb/*.deb
+
+check-deb:
+	sh tools/check-deb.sh build-deb/climg_$(VERSION)_*.deb
 
 clean:
-	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec \
+	rm -rf build build-asan build-fuzz build-deb climg tests/unit tests/imgtool tests/codec \
 		tests/kernels tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
@@ -214,7 +259,7 @@ clean:
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e testdata install clean check-asan check-valgrind fuzz lib-objs \
+.PHONY: all test bench bench-e2e testdata install uninstall deb check-deb clean check-asan check-valgrind fuzz lib-objs \
 	FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
 	$(B)/tests/kernels.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d
