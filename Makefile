@@ -10,8 +10,10 @@
 # ("0.1.0-gabc1234-dirty"); elsewhere (a tarball, the Debian package's build, no git)
 # VERSION. GIT_DESCRIBE= on the command line uses VERSION in a checkout too.
 VERSION   := 0.1.0
-GIT_DESCRIBE ?= $(shell test -e .git && git describe --tags --always --dirty --match 'v[0-9]*' 2>/dev/null)
-CLIMG_VERSION := $(if $(filter v%,$(GIT_DESCRIBE)),$(GIT_DESCRIBE:v%=%),$(VERSION)$(GIT_DESCRIBE:%=-g%))
+GIT_DESCRIBE ?= $(shell test -e .git && \
+                  git describe --tags --always --dirty --match 'v[0-9]*' 2>/dev/null)
+CLIMG_VERSION := $(strip $(if $(filter v%,$(GIT_DESCRIBE)),$(GIT_DESCRIBE:v%=%),\
+                      $(VERSION)$(GIT_DESCRIBE:%=-g%)))
 PREFIX    ?= /usr/local
 CC        ?= cc
 INCDIRS   ?=
@@ -236,8 +238,8 @@ DEB_DIR := build-deb/climg-$(VERSION)
 
 deb:
 	@for t in dpkg-buildpackage dh fakeroot lintian; do command -v $$t >/dev/null || { \
-		echo "make deb: $$t is missing; as root: apt-get install dpkg-dev debhelper fakeroot lintian" >&2; \
-		exit 1; }; done
+		echo "make deb: $$t is missing; as root:" \
+			"apt-get install dpkg-dev debhelper fakeroot lintian" >&2; exit 1; }; done
 	rm -rf build-deb
 	mkdir -p $(DEB_DIR)
 	if [ -e .git ]; then git ls-files -z -co --exclude-standard; \
@@ -259,7 +261,7 @@ clean:
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e testdata install uninstall deb check-deb clean check-asan check-valgrind fuzz lib-objs \
-	FORCE
+.PHONY: all test bench bench-e2e testdata install uninstall deb check-deb clean check-asan \
+	check-valgrind fuzz lib-objs FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
 	$(B)/tests/kernels.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

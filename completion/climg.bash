@@ -197,7 +197,7 @@ _climg_stage()
 _climg()
 {
 	local cur w i skip=0 dashdash=0 npos=0 opts valopts opt k c pre names
-	local _climg_isfile=0 _climg_quote
+	local _climg_isfile=0 _climg_quote _climg_words
 	COMPREPLY=()
 	_climg_split
 	cur=${_climg_words[${#_climg_words[@]} - 1]}
