@@ -4,7 +4,16 @@
 # INCDIRS / LIBDIRS (space-separated directories), e.g. for unpacked .deb files:
 #   make INCDIRS="/tmp/deps/usr/include" LIBDIRS="/tmp/deps/usr/lib/x86_64-linux-gnu"
 
+# The release version (debian/changelog's must match). `climg --version` prints
+# CLIMG_VERSION: in a git checkout, `git describe` of the latest tag vX.Y.Z without its v
+# ("0.2.0", "0.2.0-3-gabc1234-dirty"), or where no tag is reachable VERSION and the commit
+# ("0.1.0-gabc1234-dirty"); elsewhere (a tarball, the Debian package's build, no git)
+# VERSION. GIT_DESCRIBE= on the command line uses VERSION in a checkout too.
 VERSION   := 0.1.0
+GIT_DESCRIBE ?= $(shell test -e .git && \
+                  git describe --tags --always --dirty --match 'v[0-9]*' 2>/dev/null)
+CLIMG_VERSION := $(strip $(if $(filter v%,$(GIT_DESCRIBE)),$(GIT_DESCRIBE:v%=%),\
+                      $(VERSION)$(GIT_DESCRIBE:%=-g%)))
 PREFIX    ?= /usr/local
 CC        ?= cc
 INCDIRS   ?=
@@ -14,7 +23,7 @@ STB_INCDIR ?= $(firstword $(wildcard $(addsuffix /stb,$(INCDIRS)) /usr/include/s
 WERROR    ?= -Werror
 WARN      := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS    ?= -O2 -g
-CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -DCLIMG_VERSION='"$(VERSION)"' \
+CPPFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L \
              $(addprefix -isystem ,$(INCDIRS)) -isystem $(STB_INCDIR)
 LDFLAGS   += $(addprefix -L,$(LIBDIRS)) $(addprefix -Wl$(comma)-rpath$(comma),$(LIBDIRS))
 LDLIBS    += -lOpenCL -lpng -ljpeg -ldeflate -lz -lnettle -lm -pthread
@@ -38,6 +47,14 @@ all: $(OUT)climg
 $(OUT)climg: $(OBJ) $(TP_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Only src/version.c sees CLIMG_VERSION; $(B)/version.txt changes (and so rebuilds it) only
+# when the version does.
+$(B)/src/version.o: CPPFLAGS += -DCLIMG_VERSION='"$(CLIMG_VERSION)"'
+$(B)/src/version.o: $(B)/version.txt
+$(B)/version.txt: FORCE
+	@mkdir -p $(B)
+	@echo '$(CLIMG_VERSION)' | cmp -s - $@ || echo '$(CLIMG_VERSION)' >$@
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -205,13 +222,58 @@ check-fresh:
 
 .PHONY: check-fresh
 
-install: climg
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 climg $(DESTDIR)$(PREFIX)/bin/climg
-	install -m 644 man/climg.1 $(DESTDIR)$(PREFIX)/share/man/man1/climg.1
+# ---- install (GNU conventions: DESTDIR, prefix and the directory variables) -------------------
+# `make install PREFIX=/usr DESTDIR=/tmp/stage` installs the binary, the man page and the bash
+# completion under /tmp/stage/usr; `make uninstall` with the same variables removes them.
+# PREFIX is prefix's older name: either may be given.
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+man1dir     ?= $(mandir)/man1
+bashcompdir ?= $(datarootdir)/bash-completion/completions
+INSTALL         ?= install
+INSTALL_PROGRAM ?= $(INSTALL)
+INSTALL_DATA    ?= $(INSTALL) -m 644
+
+install: $(OUT)climg
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(bashcompdir)
+	$(INSTALL_PROGRAM) $(OUT)climg $(DESTDIR)$(bindir)/climg
+	$(INSTALL_DATA) man/climg.1 $(DESTDIR)$(man1dir)/climg.1
+	$(INSTALL_DATA) completion/climg.bash $(DESTDIR)$(bashcompdir)/climg
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/climg $(DESTDIR)$(man1dir)/climg.1 $(DESTDIR)$(bashcompdir)/climg
+
+# ---- the Debian package ------------------------------------------------------------------------
+# `make deb`: build-deb/climg_$(VERSION)_ARCH.deb (with its -dbgsym package, .buildinfo and
+# .changes), which dpkg-buildpackage builds from a copy of the source (the files git tracks
+# and new ones it does not ignore; everything, without git) in build-deb/climg-$(VERSION)/,
+# then lintian's verdict: no error, no warning. DEB_BUILD_OPTIONS=nocheck skips the tests
+# that the package's build runs (debian/rules).
+# `make check-deb`: installs that package with apt into a fresh Debian 12 root and runs it
+# there (tools/check-deb.sh; root, debootstrap, network).
+DEB_DIR := build-deb/climg-$(VERSION)
+
+deb:
+	@for t in dpkg-buildpackage dh fakeroot lintian; do command -v $$t >/dev/null || { \
+		echo "make deb: $$t is missing; as root:" \
+			"apt-get install dpkg-dev debhelper fakeroot lintian" >&2; exit 1; }; done
+	rm -rf build-deb
+	mkdir -p $(DEB_DIR)
+	if [ -e .git ]; then git ls-files -z -co --exclude-standard; \
+	else find . \( -name 'build*' -prune \) -o \( -type f -print0 \); fi | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_DIR)
+	cd $(DEB_DIR) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning build-deb/climg_$(VERSION)_*.deb
+	@ls build-deb/*.deb
+
+check-deb:
+	sh tools/check-deb.sh build-deb/climg_$(VERSION)_*.deb
 
 clean:
-	rm -rf build build-asan build-fuzz climg tests/unit tests/imgtool tests/codec \
+	rm -rf build build-asan build-fuzz build-deb climg tests/unit tests/imgtool tests/codec \
 		tests/kernels tests/jobs tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
@@ -219,7 +281,7 @@ clean:
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e bench-batch testdata install clean check-asan check-valgrind fuzz lib-objs \
-	FORCE
+.PHONY: all test bench bench-e2e bench-batch testdata install uninstall deb check-deb clean \
+	check-asan check-valgrind fuzz lib-objs FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
 	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

@@ -15,6 +15,7 @@
 #include "parse.h"
 #include "pipeline.h"
 #include "run.h"
+#include "version.h"
 
 struct options {
 	struct run_opts run;
@@ -378,7 +379,7 @@ int main(int argc, char **argv)
 	else if (o.help)
 		fputs(usage_text, stdout);
 	else if (o.version)
-		puts("climg " CLIMG_VERSION);
+		status = version_print(stdout) < 0 ? EXIT_RUN : 0;
 	else if (o.list_stages)
 		list_stages();
 	else if (o.list_devices)

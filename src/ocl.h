@@ -216,4 +216,9 @@ struct ocl_buf *ocl_buf_wrap(struct ocl *o, void *host, size_t bytes, bool read_
 // unmaps them. Both commands are timed like any other (ocl_timer_take). -1 with err set.
 int ocl_wrap_sync(struct ocl *o, struct ocl_buf *b, size_t bytes);
 
+// The OpenCL ICD loader's version, vendor and OpenCL version, from its cl_loader_info
+// extension: "2.3.1 (OCL Icd free software, OpenCL 3.0)", truncated to fit buf. -1 with err
+// set when the loader has no such extension.
+int ocl_loader_version(char *buf, size_t size);
+
 #endif

@@ -17,7 +17,7 @@ for s in grey rotate transpose; do
 	check "--help describes $s" grep -q "^  $s" "$T/out"
 done
 expect_exit 0 "--version exits 0" "$CLIMG" --version
-check "--version prints the version" grep -Eq '^climg [0-9]+\.[0-9]+\.[0-9]+$' "$T/out"
+check "--version prints the version" grep -Eq '^climg [0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$' "$T/out"
 expect_exit 0 "--list-stages exits 0" "$CLIMG" --list-stages
 for s in grey rotate transpose; do
 	check "--list-stages lists $s" grep -q "^$s" "$T/out"

@@ -495,3 +495,32 @@ struct ocl_limits ocl_get_limits(const struct ocl *o)
 	    .max_alloc_bytes = o->max_alloc_bytes,
 	};
 }
+// ---- the ICD loader's version ------------------------------------------------------------
+// The cl_loader_info extension (ocl-icd 2.3 and later, the Khronos loader too) has
+// clGetICDLoaderInfoOCLICD, reached only through clGetExtensionFunctionAddress (deprecated
+// in OpenCL 1.2, yet the extension's one way in). The lookup makes the loader load its
+// drivers, as ocl_list_devices does.
+typedef cl_int(CL_API_CALL *icdl_info_fn)(cl_uint param, size_t size, void *value,
+                                          size_t *size_ret);
+enum { ICDL_OCL_VERSION = 1, ICDL_VERSION = 2, ICDL_VENDOR = 4 }; // CL_ICDL_*
+
+int ocl_loader_version(char *buf, size_t size)
+{
+	char what[3][128];
+	const cl_uint params[3] = { ICDL_VERSION, ICDL_VENDOR, ICDL_OCL_VERSION };
+	icdl_info_fn info;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	info = (icdl_info_fn)clGetExtensionFunctionAddress("clGetICDLoaderInfoOCLICD");
+#pragma GCC diagnostic pop
+	if (!info)
+		return err_set("the opencl icd loader has no cl_loader_info");
+	for (int i = 0; i < 3; i++) {
+		memset(what[i], 0, sizeof what[i]);
+		if (info(params[i], sizeof what[i] - 1, what[i], NULL) != CL_SUCCESS)
+			snprintf(what[i], sizeof what[i], "?");
+	}
+	snprintf(buf, size, "%s (%s, %s)", what[0], what[1], what[2]);
+	return 0;
+}
