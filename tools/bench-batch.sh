@@ -58,16 +58,18 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # ---- the folder -------------------------------------------------------------------------------
 mkdir -p "$D/in"
 echo "bench-batch: making $SMALL 1.8 MP and $LARGE 20 MP JPEGs in $D/in" >&2
-i=0
-while [ $i -lt "$SMALL" ]; do
-	i=$((i + 1))
-	"$IMGTOOL" -q 90 make 1600 1125 3 "photo:$i" "$D/in/s$(printf %04d $i).jpg"
-done
-i=0
-while [ $i -lt "$LARGE" ]; do
-	i=$((i + 1))
-	"$IMGTOOL" -q 90 make 6028 3391 3 "photo:$((1000 + i))" "$D/in/l$(printf %04d $i).jpg"
-done
+{
+	i=0
+	while [ $i -lt "$SMALL" ]; do
+		i=$((i + 1))
+		echo "1600 1125 photo:$i $D/in/s$(printf %04d $i).jpg"
+	done
+	i=0
+	while [ $i -lt "$LARGE" ]; do
+		i=$((i + 1))
+		echo "6028 3391 photo:$((1000 + i)) $D/in/l$(printf %04d $i).jpg"
+	done
+} | xargs -P "$CORES" -L 1 sh -c '"$0" -q 90 make "$1" "$2" 3 "$3" "$4"' "$IMGTOOL"
 N=$((SMALL + LARGE))
 ls "$D/in"/*.jpg >"$D/files"
 
