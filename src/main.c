@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "err.h"
 #include "jobs.h"
 #include "par.h"
@@ -351,6 +352,15 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
 	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
+	if (argc > 1 && !strcmp(argv[1], "compare")) { // a command of its own (compare.c)
+		free(positional);
+		status = compare_main(argc - 1, argv + 1);
+		if (fflush(stdout) != 0) {
+			fprintf(stderr, "climg: cannot write to standard output\n");
+			status = EXIT_USAGE;
+		}
+		return status;
+	}
 	status = parse_args(argc, argv, &o, positional);
 	if (!o.run.device && getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"))
 		o.run.device = getenv("CLIMG_DEVICE");
