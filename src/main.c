@@ -67,6 +67,10 @@ static const char usage_text[] =
 	"      --no-cache         compile the kernels from source: neither read nor write the\n"
 	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
 	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
+	"      --expect GOLDEN    compare the result with the image GOLDEN (in a batch a\n"
+	"                         template, as -o) instead of writing it (with -o: as well);\n"
+	"                         the metrics on stderr as climg compare prints them, exit 1\n"
+	"                         when it differs; --tolerance, --allow, --ignore as there\n"
 	"  -q, --quiet            no warnings, no progress line\n"
 	"\n"
 	"Batches:\n"
@@ -276,6 +280,16 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->null = true;
 		else if (VALUE(NULL, "--shard")) {
 			if (!missing && jobs_parse_shard(v, &o->shard_k, &o->shard_n) < 0)
+				return EXIT_USAGE;
+		} else if (VALUE(NULL, "--expect")) {
+			if (!missing && jobs_template_check_for("--expect", v) < 0)
+				return EXIT_USAGE;
+			o->run.expect = v;
+		} else if (VALUE(NULL, "--tolerance") || VALUE(NULL, "--allow") ||
+			   VALUE(NULL, "--ignore")) {
+			char name[16];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+			if (!missing && cmp_parse_opt(&o->run.cmp, name, v) < 0)
 				return EXIT_USAGE;
 		} else if (VALUE(NULL, "--report"))
 			o->run.report = v;

@@ -144,3 +144,31 @@ printf 'junk' >"$D/da/bad.png"
 cp "$D/da/bad.png" "$D/db/bad.png"
 expect_exit 2 "an unreadable pair is exit 2" "$CLIMG" compare "$D/da" "$D/db"
 check "error listed" grep -qx 'error path=bad.png' "$T/out"
+
+# ---- --expect: a chain's result against a golden image -----------------------------------------
+"$IMGTOOL" make 13 7 3 grad "$D/in.png"
+"$CLIMG" --cpu "$D/in.png" grey rotate:90 -o "$D/golden.png"
+expect_exit 0 "--expect: the same" "$CLIMG" --cpu "$D/in.png" grey rotate:90 --expect "$D/golden.png"
+expect_stderr "--expect: metrics on stderr" "^same size=7x13 channels=1 .*psnr=inf path=.*in.png$"
+check "--expect: nothing on stdout" test ! -s "$T/out"
+"$IMGTOOL" poke "$D/golden.png" "$D/golden1.png" 3 4 0 0
+expect_exit 1 "--expect: one pixel off" "$CLIMG" --cpu "$D/in.png" grey rotate:90 --expect "$D/golden1.png" -o "$D/written.png"
+expect_stderr "--expect: the difference" "^differ .*differing=1 .*max_at=3:4 "
+same_pixels "--expect with -o writes too" "$D/written.png" "$D/golden.png"
+expect_exit 0 "--expect --allow 1" "$CLIMG" --cpu "$D/in.png" grey rotate:90 --expect "$D/golden1.png" --allow 1
+expect_exit 0 "--expect --ignore" "$CLIMG" --cpu "$D/in.png" grey rotate:90 --expect "$D/golden1.png" --ignore 3,4,1,1
+expect_exit 1 "--expect: size mismatch" "$CLIMG" --cpu "$D/in.png" grey --expect "$D/golden.png"
+expect_stderr "--expect: size mismatch named" "mismatch=size"
+expect_exit 1 "--expect: missing golden" "$CLIMG" --cpu "$D/in.png" grey --expect "$D/nogolden.png"
+expect_stderr "--expect: missing golden named" "nogolden.png"
+expect_exit 2 "--expect: bad template" "$CLIMG" --cpu "$D/in.png" grey --expect "$D/%q.png"
+# a batch: two inputs, golden/%n.png; one golden differs
+mkdir -p "$D/bin" "$D/gold"
+"$IMGTOOL" make 13 7 3 grad "$D/bin/one.png"
+"$IMGTOOL" make 9 5 3 noise:3 "$D/bin/two.png"
+"$CLIMG" --cpu "$D/bin" transpose -o "$D/gold/%n.png" 2>/dev/null
+expect_exit 0 "--expect in a batch: all the same" "$CLIMG" --cpu "$D/bin" transpose --expect "$D/gold/%n.png"
+check "--expect in a batch: a line per image" sh -c "[ \$(grep -c '^same ' '$T/err') = 2 ]"
+"$IMGTOOL" poke "$D/gold/two.png" "$D/gold/two.png" 1 1 2 77
+expect_exit 1 "--expect in a batch: one differs" "$CLIMG" --cpu "$D/bin" transpose --expect "$D/gold/%n.png"
+expect_stderr "--expect in a batch: the one named" "two.png.*differs from .*gold/two.png"
