@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "err.h"
 #include "jobs.h"
 #include "par.h"
@@ -33,6 +34,7 @@ struct options {
 static const char usage_text[] =
 	"usage: climg [OPTIONS] INPUT... STAGE... [-o OUTPUT]\n"
 	"       climg [OPTIONS] --files-from LIST STAGE... -o TEMPLATE\n"
+	"       climg compare A B [COMPARE OPTIONS]    (A, B two images or two directories)\n"
 	"\n"
 	"Runs images through a chain of stages on an OpenCL device (or the CPU).\n"
 	"Each INPUT is a PNG, JPEG, BMP, PGM or PPM file, recognised by content ('-' reads\n"
@@ -67,6 +69,10 @@ static const char usage_text[] =
 	"      --no-cache         compile the kernels from source: neither read nor write the\n"
 	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
 	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
+	"      --expect GOLDEN    compare the result with the image GOLDEN (in a batch a\n"
+	"                         template, as -o) instead of writing it (with -o: as well);\n"
+	"                         the metrics on stderr as climg compare prints them, exit 1\n"
+	"                         when it differs; --tolerance, --allow, --ignore as there\n"
 	"  -q, --quiet            no warnings, no progress line\n"
 	"\n"
 	"Batches:\n"
@@ -83,6 +89,22 @@ static const char usage_text[] =
 	"      --list-stages      list stages and exit\n"
 	"  -h, --help             this help\n"
 	"      --version          print the version\n"
+	"\n"
+	"Comparing (climg compare A B; see climg(1), COMPARE):\n"
+	"      --tolerance N      a pixel differs when a channel differs by more than N\n"
+	"                         (0-255, default 0)\n"
+	"      --allow N|P%       the images are the same when at most N pixels (or P% of\n"
+	"                         those compared) differ (default 0)\n"
+	"      --ignore X,Y,W,H   leave the W x H pixels at (X, Y) out (repeatable)\n"
+	"      --diff FILE        write a picture of the differences: A in light grey, each\n"
+	"                         differing pixel red, darker for smaller differences\n"
+	"      --json             the metrics as one JSON object (a line per pair)\n"
+	"                         Prints one line: same|differ, size, channels, compared,\n"
+	"                         differing (count, percent), the largest difference per\n"
+	"                         channel and where, mae, rmse, psnr. Directories: the\n"
+	"                         images with the same relative path, those on one side only,\n"
+	"                         and a summary. Exit status 0 same, 1 differ (sizes and\n"
+	"                         channel counts too), 2 usage or an unreadable file\n"
 	"\n"
 	"Stages:\n"
 	"  convolve:KERNEL[:OPTION...]  correlate (the kernel is not flipped, as OpenCV\n"
@@ -279,6 +301,16 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 		else if (VALUE(NULL, "--shard")) {
 			if (!missing && jobs_parse_shard(v, &o->shard_k, &o->shard_n) < 0)
 				return EXIT_USAGE;
+		} else if (VALUE(NULL, "--expect")) {
+			if (!missing && jobs_template_check_for("--expect", v) < 0)
+				return EXIT_USAGE;
+			o->run.expect = v;
+		} else if (VALUE(NULL, "--tolerance") || VALUE(NULL, "--allow") ||
+			   VALUE(NULL, "--ignore")) {
+			char name[16];
+			snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+			if (!missing && cmp_parse_opt(&o->run.cmp, name, v) < 0)
+				return EXIT_USAGE;
 		} else if (VALUE(NULL, "--report"))
 			o->run.report = v;
 		else if (FLAG(NULL, "--fail-fast"))
@@ -371,6 +403,15 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
 	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
+	if (argc > 1 && !strcmp(argv[1], "compare")) { // a command of its own (compare.c)
+		free(positional);
+		status = compare_main(argc - 1, argv + 1);
+		if (fflush(stdout) != 0) {
+			fprintf(stderr, "climg: cannot write to standard output\n");
+			status = EXIT_USAGE;
+		}
+		return status;
+	}
 	status = parse_args(argc, argv, &o, positional);
 	if (!o.run.device && getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"))
 		o.run.device = getenv("CLIMG_DEVICE");

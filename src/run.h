@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "compare.h"
 #include "io/io.h"
 #include "jobs.h"
 #include "pipeline.h"
@@ -32,10 +33,13 @@ struct run_opts {
 	bool skip_existing; // skip an input whose every output exists
 	bool progress;      // draw the progress line on stderr
 	const char *report; // --report: a file, "-" for stdout, or NULL
+	const char *expect; // --expect: a golden image's path or template (as -o), or NULL
+	struct cmp_opts cmp; // --tolerance, --allow, --ignore for --expect
 };
 
 // Runs chain c over the inputs (n of them, n >= 1). Returns the exit status: 0 every input
-// written (or skipped), EXIT_RUN one or more failed (a last line says how many), EXIT_USAGE
+// written (or skipped) and, with --expect, the same as its golden image, EXIT_RUN one or
+// more failed or differed (a last line says how many), EXIT_USAGE
 // for what the arguments and the chain alone make impossible (found before any work where
 // it can be), EXIT_VERIFY a --verify difference. Prints each failure (one line, naming the
 // input) itself; a usage error is left in err for the caller to print.

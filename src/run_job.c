@@ -241,6 +241,37 @@ static int job_stages(struct run_ctx *x, struct ocl *dev, const struct plan *pla
 	return rc;
 }
 
+// --expect: compares the chain's result with the golden image the template names for
+// input, the metrics on stderr (the input's path at the end). 0 the same, 1 they differ
+// (err says so), -1 with err set when the golden image cannot be read.
+static int job_expect(const struct run_opts *o, const struct job_input *input,
+		      const struct img *res)
+{
+	struct img gold = { 0 };
+	struct cmp_result cr;
+	char *path = jobs_expand(o->expect, input);
+	int rc = -1;
+
+	if (!path || cmp_load(path, &o->limits, &gold) < 0)
+		goto done;
+	cmp_images(res, &gold, &o->cmp, &cr);
+	flockfile(stderr); // one whole line, whichever threads print at once
+	rc = cmp_print(stderr, &cr, &o->cmp, input->path);
+	funlockfile(stderr);
+	if (rc == 0 && (!cr.same || cr.mismatch)) {
+		if (cr.mismatch)
+			err_set("differs from %s in %s", path, cr.mismatch);
+		else
+			err_set("differs from %s: %llu pixels differ, %llu allowed", path,
+				(unsigned long long)cr.differing, (unsigned long long)cr.allowed);
+		rc = 1;
+	}
+done:
+	free(path);
+	free(gold.data);
+	return rc;
+}
+
 int job_run(struct run_ctx *x, const struct job_input *input, struct job_result *r)
 {
 	const struct run_opts *o = x->o;
@@ -253,7 +284,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	struct pipeline_mem mem = { 0 };
 	void *pinned = NULL, *decoded = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
-	int status, rc;
+	int status, rc, expect = 0;
 	bool dev_failed = false, dev_error = false;
 	double open_end = 0, t0;
 	uint64_t held = 0; // bytes counted in the budget of bytes in flight
@@ -361,6 +392,8 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	free(decoded);
 	decoded = NULL;
 
+	if (o->expect && (expect = job_expect(o, input, &res)) < 0)
+		goto fail;
 	t0 = now_ms();
 	if (o->report) {
 		r->sums = calloc((size_t)r->outs.nside + 1, sizeof *r->sums);
@@ -379,7 +412,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		dev_unlock(x->dev);
 		time_report(&tm, &plan, o->time_json);
 	}
-	status = 0;
+	status = expect ? EXIT_RUN : 0; // what differs is still written, for a look at it
 fail:
 	if (status && !r->skipped) {
 		snprintf(r->error, sizeof r->error, "%s", err_msg());

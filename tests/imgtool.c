@@ -75,7 +75,7 @@ static int usage(void)
 	        "usage: imgtool [-p PIXELS] [-b BYTES] [-q QUALITY] [-l LEVEL] "
 	        "[-f FORMAT] [-k SIGNAL]\n"
 	        "               make W H CH PATTERN OUT | convert IN OUT | mirror IN OUT |\n"
-	        "               flip IN OUT | cmp A B |\n"
+	        "               flip IN OUT | cmp A B | poke IN OUT X Y C V |\n"
 	        "               maxdiff A B | info A | dump A | pngvariant KIND OUT |\n"
 	        "               jpegvariant KIND OUT | bmpvariant KIND OUT | rawpng KIND OUT |\n"
 	        "       imgtool measure RESULT CMD [ARG...]\n");
@@ -450,6 +450,27 @@ static int cmd_convert(char **av)
 
 	if (load(av[0], &im, NULL) != 0)
 		return -1;
+	rc = save(av[1], &im);
+	free(im.data);
+	return rc;
+}
+
+// poke IN OUT X Y C V: IN with channel C of pixel (X, Y) set to V, into OUT (hand-made
+// pairs for climg compare).
+static int cmd_poke(char **av)
+{
+	struct img im;
+	long long x, y, c, v;
+	int rc;
+
+	if (load(av[0], &im, NULL) != 0)
+		return -1;
+	if (parse_num(av[2], 0, im.w - 1, &x) || parse_num(av[3], 0, im.h - 1, &y) ||
+	    parse_num(av[4], 0, im.ch - 1, &c) || parse_num(av[5], 0, 255, &v)) {
+		free(im.data);
+		return err_set("poke: X Y C V outside the image or 0..255");
+	}
+	im.data[((size_t)y * (size_t)im.w + (size_t)x) * (size_t)im.ch + (size_t)c] = (uint8_t)v;
 	rc = save(av[1], &im);
 	free(im.data);
 	return rc;
@@ -1235,6 +1256,7 @@ int main(int argc, char **argv)
 	    {"make", 5},       {"convert", 2},     {"mirror", 2},     {"flip", 2},
 	    {"cmp", 2},        {"maxdiff", 2},     {"info", 1},       {"dump", 1},
 	    {"pngvariant", 2}, {"jpegvariant", 2}, {"bmpvariant", 2}, {"rawpng", 2},
+	    {"poke", 6},
 	};
 	const char *cmd;
 	long long v;
@@ -1300,6 +1322,8 @@ int main(int argc, char **argv)
 		rc = cmd_convert(argv + i);
 	else if (strcmp(cmd, "mirror") == 0 || strcmp(cmd, "flip") == 0)
 		rc = cmd_mirror(argv + i, cmd[0] == 'f');
+	else if (strcmp(cmd, "poke") == 0)
+		rc = cmd_poke(argv + i);
 	else if (strcmp(cmd, "cmp") == 0)
 		rc = compare(argv + i, 0, &differs);
 	else if (strcmp(cmd, "maxdiff") == 0)
