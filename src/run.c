@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -25,8 +26,8 @@ struct batch {
 	struct run_ctx x;
 	const struct job_input *in;
 	size_t n;
-	int share;           // par_threads() of each worker
-	atomic_size_t next;  // the next input to start
+	size_t *order;       // the inputs in the order they start: the largest files first
+	atomic_size_t next;  // the next of order to start
 	atomic_bool stop;    // --fail-fast: start no more
 	pthread_mutex_t mu;  // guards the counts and the output of messages
 	size_t done, failed, skipped, differ;
@@ -71,6 +72,53 @@ void budget_give(struct run_ctx *x, uint64_t bytes)
 	x->in_flight--;
 	pthread_cond_broadcast(&x->budget_cv);
 	pthread_mutex_unlock(&x->budget_mu);
+}
+
+void share_now(struct run_ctx *x)
+{
+	int active;
+	pthread_mutex_lock(&x->budget_mu);
+	active = x->in_flight > 0 ? x->in_flight : 1;
+	pthread_mutex_unlock(&x->budget_mu);
+	par_set_share(x->cores / active > 1 ? x->cores / active : 1);
+}
+
+// ---- the order images start in --------------------------------------------------------------
+// The largest files first, so that the last images to finish are small ones and the cores
+// are busy to the end (longest processing time first). Outputs do not depend on the order;
+// %i and --shard count in the list's own order.
+
+struct sized {
+	size_t index;
+	off_t bytes;
+};
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const struct sized *p = a, *q = b;
+	if (p->bytes != q->bytes)
+		return p->bytes < q->bytes ? 1 : -1;
+	return p->index < q->index ? -1 : p->index > q->index;
+}
+
+static size_t *start_order(const struct job_input *in, size_t n)
+{
+	struct sized *s = malloc(n * sizeof *s);
+	size_t *order = malloc(n * sizeof *order);
+	if (!s || !order) {
+		free(s);
+		free(order);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		s[i] = (struct sized){ i, stat(in[i].path, &st) == 0 ? st.st_size : 0 };
+	}
+	qsort(s, n, sizeof *s, by_size_desc);
+	for (size_t i = 0; i < n; i++)
+		order[i] = s[i].index;
+	free(s);
+	return order;
 }
 
 // ---- one finished image -----------------------------------------------------------------------
@@ -150,12 +198,12 @@ static void finish(struct batch *b, const struct job_input *in, const struct job
 static void *worker(void *arg)
 {
 	struct batch *b = arg;
-	par_set_share(b->share);
 	while (!atomic_load(&b->stop)) {
-		size_t i = atomic_fetch_add(&b->next, 1);
+		size_t k = atomic_fetch_add(&b->next, 1), i;
 		struct job_result r;
-		if (i >= b->n)
+		if (k >= b->n)
 			break;
+		i = b->order[k];
 		job_run(&b->x, &b->in[i], &r);
 		finish(b, &b->in[i], &r);
 		outs_free(&r.outs);
@@ -259,8 +307,9 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		goto done;
 	if ((size_t)workers > n)
 		workers = (int)n;
-	b.share = cores / workers > 1 ? cores / workers : 1;
 	b.x.budget = budget_default();
+	b.x.cores = cores;
+	dopts.pool = workers;
 	pthread_mutex_init(&b.mu, NULL);
 	pthread_mutex_init(&b.x.budget_mu, NULL);
 	pthread_cond_init(&b.x.budget_cv, NULL);
@@ -273,6 +322,12 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		status = run_single(&b);
 		goto done;
 	}
+	b.order = start_order(in, n);
+	if (!b.order) {
+		err_set("out of memory");
+		status = EXIT_RUN;
+		goto done;
+	}
 	b.progress = progress_new((long)n, o->progress);
 	tid = calloc((size_t)workers, sizeof *tid);
 	for (int i = 1; tid && i < workers; i++) {
@@ -280,7 +335,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 			break;
 		started = i;
 	}
-	worker(&b); // this thread is a worker too; par_set_share is per thread
+	worker(&b); // this thread is a worker too
 	par_set_share(0);
 	for (int i = 1; i <= started; i++)
 		pthread_join(tid[i], NULL);
@@ -294,6 +349,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		status = b.differ ? EXIT_VERIFY : EXIT_RUN;
 	}
 done:
+	free(b.order);
 	snprintf(saved, sizeof saved, "%s", err_msg()); // a single image's failure, for main
 	if (b.report && report_close(b.report) < 0 && !b.report_failed) {
 		if (n == 1 && !status) {

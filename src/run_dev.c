@@ -10,8 +10,6 @@
 #include "err.h"
 #include "ocl.h"
 
-// Free pinned blocks kept for later images; more are given back to the driver.
-#define POOL_FREE_MAX 8
 
 struct pinned {
 	void *ptr;
@@ -172,7 +170,8 @@ void *dev_pinned_get(struct run_dev *d, size_t bytes)
 	return p->ptr;
 }
 
-// Gives free blocks beyond POOL_FREE_MAX back to the driver, the smallest first.
+// Gives free blocks beyond the pool's size (o.pool: one per image in flight) back to the
+// driver, the smallest first.
 static void pool_trim(struct run_dev *d)
 {
 	for (;;) {
@@ -185,7 +184,7 @@ static void pool_trim(struct run_dev *d)
 			if (!smallest || (*pp)->bytes < (*smallest)->bytes)
 				smallest = pp;
 		}
-		if (nfree <= POOL_FREE_MAX)
+		if (nfree <= (d->o.pool > 0 ? d->o.pool : 1))
 			return;
 		struct pinned *p = *smallest;
 		*smallest = p->next;

@@ -20,6 +20,7 @@ struct run_dev_opts {
 	bool verify;      // --verify: a device is required
 	bool profile;     // --time: the queue profiles
 	bool no_cache;    // --no-cache
+	int pool;         // free pinned blocks kept for later images: the images in flight
 };
 
 struct run_dev;

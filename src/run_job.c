@@ -334,6 +334,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;
 	}
+	share_now(x);
 	decode_start(&dec, rd, in.data);
 	dev = dev_get(x->dev, &dev_failed);
 	dev_open_times(x->dev, &tm.open_ms, &open_end);
@@ -394,6 +395,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 
 	if (o->expect && (expect = job_expect(o, input, &res)) < 0)
 		goto fail;
+	share_now(x);
 	t0 = now_ms();
 	if (o->report) {
 		r->sums = calloc((size_t)r->outs.nside + 1, sizeof *r->sums);

@@ -25,7 +25,12 @@ struct run_ctx {
 	pthread_cond_t budget_cv;
 	uint64_t budget, used;
 	int in_flight;
+	int cores; // par_threads() of the whole process
 };
+
+// Gives the calling thread its share of the cores for what it runs next: the cores over the
+// images in flight now (run.c). The bytes never depend on it.
+void share_now(struct run_ctx *x);
 
 // Waits until bytes more fit the budget of bytes in flight (or nothing else is in flight),
 // then counts them; budget_give returns them (run.c).

@@ -136,7 +136,9 @@ check "one line names the corrupt input" test "$(grep -c 'img3.png' "$T/err")" =
 expect_stderr "the last line counts the failures" "1 of 5 inputs failed$"
 check "no temporary file left" test -z "$(find "$F/out" -name '.*climg*')"
 cp "$D/in/b.png" "$F/in/img3.png"
-head -c 100 "$D/in/b.png" >"$F/in/img1.png"
+# the largest file starts first: a large image damaged in its middle fails first
+"$IMGTOOL" make 300 200 3 noise:7 "$F/in/img1.png"
+printf 'XXXXXXXXXXXXXXXX' | dd of="$F/in/img1.png" bs=1 seek=5000 conv=notrunc 2>/dev/null
 rm -rf "$F/out"
 expect_exit 1 "--fail-fast" "$CLIMG" --cpu -j 1 --fail-fast "$F/in" grey -o "$F/out/%n.png"
 check "--fail-fast starts nothing after the first failure" test ! -e "$F/out/img2.png"
