@@ -43,6 +43,7 @@ static const char *const chains[][6] = {
 	{ "rotate:180" },
 	{ "rotate:270" },
 	{ "transpose" },
+	{ "transverse", "flip", "flop" },
 	{ "grey" },
 	{ "grey:avg" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },

@@ -5,16 +5,22 @@
 #include "stage.h"
 
 extern const struct stage_ops stage_convolve;
+extern const struct stage_ops stage_flip;
+extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
 extern const struct stage_ops stage_histogram;
 extern const struct stage_ops stage_rotate;
 extern const struct stage_ops stage_transpose;
+extern const struct stage_ops stage_transverse;
 
 const struct stage_ops *const stage_list[] = {
 	&stage_convolve,
 	&stage_grey,
 	&stage_rotate,
 	&stage_transpose,
+	&stage_transverse,
+	&stage_flip,
+	&stage_flop,
 	&stage_histogram,
 	NULL,
 };
