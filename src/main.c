@@ -104,6 +104,8 @@ static const char usage_text[] =
 	"  transverse             mirror about the anti-diagonal: out(x, y) = in(W-1-y, H-1-x)\n"
 	"  flip                   mirror top to bottom: out(x, y) = in(x, H-1-y)\n"
 	"  flop                   mirror left to right: out(x, y) = in(W-1-x, y)\n"
+	"  crop:WxH[+X+Y]         the W x H rectangle at (X, Y): out(x, y) = in(X + x, Y + y);\n"
+	"                         without +X+Y centred, X = floor((W' - W) / 2), likewise Y\n"
 	"  histogram[:DEST][:plot=FILE][:scale=linear|log]\n"
 	"                         count the pixels of each value 0..255 in each channel; the\n"
 	"                         image passes through unchanged. CSV to DEST, a file or - for\n"

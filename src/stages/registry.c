@@ -5,6 +5,7 @@
 #include "stage.h"
 
 extern const struct stage_ops stage_convolve;
+extern const struct stage_ops stage_crop;
 extern const struct stage_ops stage_flip;
 extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
@@ -21,6 +22,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_transverse,
 	&stage_flip,
 	&stage_flop,
+	&stage_crop,
 	&stage_histogram,
 	NULL,
 };
