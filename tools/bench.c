@@ -113,6 +113,8 @@ static const struct row {
 	{ "flip", 0, BYTES },
 	{ "flop", 0, BYTES },
 	{ "transverse", 0, BYTES },
+	{ "invert", 0, BYTES },
+	{ "threshold:128", 0, BYTES },
 	{ "rotate:90", 1, BYTES },
 	{ "rotate:180", 1, BYTES },
 	{ "rotate:270", 1, BYTES },

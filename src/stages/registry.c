@@ -10,7 +10,9 @@ extern const struct stage_ops stage_flip;
 extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
 extern const struct stage_ops stage_histogram;
+extern const struct stage_ops stage_invert;
 extern const struct stage_ops stage_rotate;
+extern const struct stage_ops stage_threshold;
 extern const struct stage_ops stage_transpose;
 extern const struct stage_ops stage_transverse;
 
@@ -23,6 +25,8 @@ const struct stage_ops *const stage_list[] = {
 	&stage_flip,
 	&stage_flop,
 	&stage_crop,
+	&stage_invert,
+	&stage_threshold,
 	&stage_histogram,
 	NULL,
 };
