@@ -47,15 +47,17 @@ for s in flip flop transverse; do
 done
 
 # OpenCV: cv2.flip(img, 0) is flip, 1 is flop; transverse as cv2.flip(cv2.transpose(img), -1)
-if py=$(pyref cv2 numpy); then
-	for f in "$D/g3.png" "$D/f4.png" "$D/g2.png"; do
+# (images read and written by Pillow: OpenCV reads grey+alpha as BGRA)
+if py=$(pyref cv2 numpy PIL); then
+	for f in "$D/g3.png" "$D/f4.png" "$D/g2.png" "$D/f1.pgm"; do
 		n=$(basename "$f")
 		"$py" -c "
-import cv2, sys
-im = cv2.imread(sys.argv[1], cv2.IMREAD_UNCHANGED)
-cv2.imwrite(sys.argv[2], cv2.flip(im, 0))
-cv2.imwrite(sys.argv[3], cv2.flip(im, 1))
-cv2.imwrite(sys.argv[4], cv2.flip(cv2.transpose(im), -1))
+import cv2, numpy, sys
+from PIL import Image
+im = numpy.asarray(Image.open(sys.argv[1]))
+Image.fromarray(cv2.flip(im, 0)).save(sys.argv[2])
+Image.fromarray(cv2.flip(im, 1)).save(sys.argv[3])
+Image.fromarray(cv2.flip(cv2.transpose(im), -1)).save(sys.argv[4])
 " "$f" "$D/cv-flip.png" "$D/cv-flop.png" "$D/cv-transverse.png"
 		for s in flip flop transverse; do
 			"$CLIMG" --cpu "$f" $s -o "$D/o.png"
@@ -63,7 +65,7 @@ cv2.imwrite(sys.argv[4], cv2.flip(cv2.transpose(im), -1))
 		done
 	done
 else
-	echo "skipping the OpenCV comparisons of flip, flop and transverse: no python3 with cv2 and numpy"
+	echo "skipping the OpenCV comparisons of flip, flop and transverse: no python3 with cv2, numpy and PIL"
 fi
 
 need_opencl "flip, flop and transverse on OpenCL" || { return 0 2>/dev/null || exit 0; }
