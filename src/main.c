@@ -107,6 +107,8 @@ static const char usage_text[] =
 	"  invert                 negative: v' = 255 - v per colour channel, alpha kept\n"
 	"  threshold:T            per colour channel v' = 255 if v > T else 0 (T 0-255), alpha\n"
 	"                         kept (cv2.threshold THRESH_BINARY)\n"
+	"  equalize               histogram equalisation per colour channel, as cv2.equalizeHist\n"
+	"                         (each channel on its own), alpha kept\n"
 	"  crop:WxH[+X+Y]         the W x H rectangle at (X, Y): out(x, y) = in(X + x, Y + y);\n"
 	"                         without +X+Y centred, X = floor((W' - W) / 2), likewise Y\n"
 	"  histogram[:DEST][:plot=FILE][:scale=linear|log]\n"

@@ -44,7 +44,7 @@ static const char *const chains[][6] = {
 	{ "rotate:270" },
 	{ "transpose" },
 	{ "transverse", "flip", "flop" },
-	{ "invert", "threshold:77" },
+	{ "invert", "threshold:77", "equalize" },
 	{ "grey" },
 	{ "grey:avg" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },

@@ -115,6 +115,7 @@ static const struct row {
 	{ "transverse", 0, BYTES },
 	{ "invert", 0, BYTES },
 	{ "threshold:128", 0, BYTES },
+	{ "equalize", 0, COMPUTE },
 	{ "rotate:90", 1, BYTES },
 	{ "rotate:180", 1, BYTES },
 	{ "rotate:270", 1, BYTES },

@@ -6,6 +6,7 @@
 
 extern const struct stage_ops stage_convolve;
 extern const struct stage_ops stage_crop;
+extern const struct stage_ops stage_equalize;
 extern const struct stage_ops stage_flip;
 extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
@@ -27,6 +28,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_crop,
 	&stage_invert,
 	&stage_threshold,
+	&stage_equalize,
 	&stage_histogram,
 	NULL,
 };
