@@ -45,6 +45,8 @@ static const char *const chains[][6] = {
 	{ "transpose" },
 	{ "transverse", "flip", "flop" },
 	{ "invert", "threshold:77", "equalize" },
+	{ "resize:61%:lanczos", "resize:x30:cubic", "resize:150%:bilinear", "resize:9x9:area",
+	  "resize:50%:nearest" },
 	{ "grey" },
 	{ "grey:avg" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },

@@ -116,6 +116,8 @@ static const struct row {
 	{ "invert", 0, BYTES },
 	{ "threshold:128", 0, BYTES },
 	{ "equalize", 0, COMPUTE },
+	{ "resize:50%:lanczos", 0, COMPUTE },
+	{ "resize:50%:bilinear", 0, COMPUTE },
 	{ "rotate:90", 1, BYTES },
 	{ "rotate:180", 1, BYTES },
 	{ "rotate:270", 1, BYTES },

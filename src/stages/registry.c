@@ -12,6 +12,7 @@ extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
 extern const struct stage_ops stage_histogram;
 extern const struct stage_ops stage_invert;
+extern const struct stage_ops stage_resize;
 extern const struct stage_ops stage_rotate;
 extern const struct stage_ops stage_threshold;
 extern const struct stage_ops stage_transpose;
@@ -22,6 +23,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_grey,
 	&stage_rotate,
 	&stage_transpose,
+	&stage_resize,
 	&stage_transverse,
 	&stage_flip,
 	&stage_flop,
