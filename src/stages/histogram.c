@@ -95,6 +95,7 @@ static int histogram_parse(void *params, int argc, char **argv)
 // the same word (docs/BENCHMARKS.md, "Kernel shapes"). The kernels for CPU devices use
 // copy 0.
 #define HIST_CL_COPIES 8
+_Static_assert(HIST_CL_COPIES == HISTOGRAM_CL_COPIES, "histogram.h says how many copies");
 
 static int histogram_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
@@ -136,7 +137,7 @@ static void histogram_side_cpu(const void *params, const struct img *in, void *s
 #define HIST_CPU_SLICES_PER_CU 8
 #define HIST_CPU_MAX_SLICE ((size_t)UINT32_MAX / 48 * 48)
 
-static int histogram_cpu_cl(const struct stage_cl *c)
+static int histogram_cpu_cl(const struct stage_cl *c, const char *program)
 {
 	static const char *const kernel[] = { "histogram_cpu_1", "histogram_cpu_2",
 					      "histogram_cpu_3", "histogram_cpu_4" };
@@ -146,7 +147,7 @@ static int histogram_cpu_cl(const struct stage_cl *c)
 		slice = HIST_CPU_MIN_SLICE;
 	if (slice > HIST_CPU_MAX_SLICE) // the kernel's argument is a uint
 		slice = HIST_CPU_MAX_SLICE;
-	return ocl_run(c->ocl, "histogram", c->gin.ch, kernel[c->gin.ch - 1],
+	return ocl_run(c->ocl, program, c->gin.ch, kernel[c->gin.ch - 1],
 		       up_div(bytes, slice), 1, 1, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
@@ -154,17 +155,16 @@ static int histogram_cpu_cl(const struct stage_cl *c)
 					   OCL_UINT(slice), OCL_END });
 }
 
-static int histogram_side_cl(const void *params, const struct stage_cl *c)
+int histogram_count_cl(const struct stage_cl *c, const char *program)
 {
 	static const char *const kernel[] = { "histogram_1", "histogram_2", "histogram_3",
 					      "histogram_4" };
 	struct ocl_limits lim = ocl_get_limits(c->ocl);
 	const char *name = kernel[c->gin.ch - 1];
 	size_t bytes = geom_bytes(&c->gin), wg, groups, per_cu;
-	(void)params;
 	if (ocl_cpu_kernels(c->ocl))
-		return histogram_cpu_cl(c);
-	if (ocl_kernel_wg_max(c->ocl, "histogram", c->gin.ch, name, &wg) < 0)
+		return histogram_cpu_cl(c, program);
+	if (ocl_kernel_wg_max(c->ocl, program, c->gin.ch, name, &wg) < 0)
 		return -1;
 	if (wg > HIST_WG_MAX)
 		wg = HIST_WG_MAX;
@@ -174,13 +174,19 @@ static int histogram_side_cl(const void *params, const struct stage_cl *c)
 	groups = up_div(bytes, HIST_MIN_GROUP_BYTES);
 	if (groups > (size_t)lim.compute_units * per_cu)
 		groups = (size_t)lim.compute_units * per_cu;
-	return ocl_run(c->ocl, "histogram", c->gin.ch, name, groups * wg, 1, wg, 1,
+	return ocl_run(c->ocl, program, c->gin.ch, name, groups * wg, 1, wg, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 					   OCL_BUF(c->side),
 					   OCL_UINT(c->side_offset / sizeof(uint32_t)),
 					   OCL_UINT(HIST_CL_COPIES),
 					   OCL_LOCAL((size_t)c->gin.ch * HIST_GPU_STRIDE * sizeof(uint32_t)),
 					   OCL_END });
+}
+
+static int histogram_side_cl(const void *params, const struct stage_cl *c)
+{
+	(void)params;
+	return histogram_count_cl(c, "histogram");
 }
 
 static void histogram_side_where(const void *params, const struct geom *in, size_t i,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../img.h"
+#include "stage.h"
 
 // The plot's size in pixels; documented in climg(1) and README.md.
 #define HISTOGRAM_PLOT_W 536
@@ -24,5 +25,13 @@ uint64_t histogram_log2_q16(uint64_t x);
 // HISTOGRAM_PLOT_W x HISTOGRAM_PLOT_H; integer arithmetic only, so the bytes are the same
 // everywhere. out->data is malloc'd. -1 with err set.
 int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *out);
+
+// Counts c->in (c->gin) into HISTOGRAM_CL_COPIES copies of ch * 256 uint32 counts in c->side,
+// starting c->side_offset bytes in, zeroed by the caller (copy k at word k * ch * 256; the
+// kernels for CPU devices add into copy 0): the kernels histogram_N or histogram_cpu_N
+// (kernels/histogram.cl) of `program`, which is "histogram" or a program that includes
+// kernels/histogram.cl.
+#define HISTOGRAM_CL_COPIES 8
+int histogram_count_cl(const struct stage_cl *c, const char *program);
 
 #endif

@@ -5,16 +5,32 @@
 #include "stage.h"
 
 extern const struct stage_ops stage_convolve;
+extern const struct stage_ops stage_crop;
+extern const struct stage_ops stage_equalize;
+extern const struct stage_ops stage_flip;
+extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
 extern const struct stage_ops stage_histogram;
+extern const struct stage_ops stage_invert;
+extern const struct stage_ops stage_resize;
 extern const struct stage_ops stage_rotate;
+extern const struct stage_ops stage_threshold;
 extern const struct stage_ops stage_transpose;
+extern const struct stage_ops stage_transverse;
 
 const struct stage_ops *const stage_list[] = {
 	&stage_convolve,
 	&stage_grey,
 	&stage_rotate,
 	&stage_transpose,
+	&stage_resize,
+	&stage_transverse,
+	&stage_flip,
+	&stage_flop,
+	&stage_crop,
+	&stage_invert,
+	&stage_threshold,
+	&stage_equalize,
 	&stage_histogram,
 	NULL,
 };

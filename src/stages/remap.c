@@ -65,7 +65,10 @@ static void remap_rows(void *ctx, int task, int worker)
 			case REMAP_TRANSPOSE: sx = y, sy = x0, step = row; break;
 			case REMAP_90: sx = y, sy = H - 1 - x0, step = -row; break;
 			case REMAP_180: sx = W - 1 - x0, sy = H - 1 - y, step = -ch; break;
-			default: sx = W - 1 - y, sy = x0, step = row; break;
+			case REMAP_270: sx = W - 1 - y, sy = x0, step = row; break;
+			case REMAP_TRANSVERSE: sx = W - 1 - y, sy = H - 1 - x0, step = -row; break;
+			case REMAP_FLIP: sx = x0, sy = H - 1 - y, step = ch; break;
+			default: sx = W - 1 - x0, sy = y, step = -ch; break; // REMAP_FLOP
 			}
 			remap_copy(j->out->data + ((size_t)y * j->out->w + x0) * ch,
 				   j->in->data + ((size_t)sy * W + sx) * ch, step, x1 - x0, ch);
@@ -75,6 +78,13 @@ static void remap_rows(void *ctx, int task, int worker)
 
 void remap_run_cpu(const struct img *in, struct img *out, enum remap_mode mode)
 {
+	if (mode == REMAP_FLIP) { // whole rows
+		size_t row = (size_t)in->w * in->ch;
+		for (int y = 0; y < out->h; y++)
+			memcpy(out->data + (size_t)y * row, in->data + (size_t)(in->h - 1 - y) * row,
+			       row);
+		return;
+	}
 	struct remap_job j = { in, out, mode };
 	par_run(par_threads(), (out->h + 31) / 32, remap_rows, &j);
 }
@@ -117,4 +127,37 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 		       up_div(ho, REMAP_T) * lh, lw, lh,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 					   OCL_INT(c->gin.h), OCL_INT(ch), OCL_END });
+}
+
+// Bytes (REMAP_ROWS) or pixels (REMAP_FLOP) a work-item moves: on a GPU one 16-byte vector's
+// worth, so that neighbouring items move neighbouring vectors; on a CPU device a large piece,
+// each work-item a work-group.
+#define REMAP_ROWS_GPU_CHUNK 16
+#define REMAP_ROWS_CPU_CHUNK 16384
+
+int remap_rows_run_cl(const struct stage_cl *c, const char *program, const char *kernel,
+		      int64_t first, int64_t step)
+{
+	size_t nb = (size_t)c->gout.w * (size_t)c->gout.ch;
+	bool cpu = ocl_cpu_kernels(c->ocl);
+	size_t chunk = cpu ? REMAP_ROWS_CPU_CHUNK : REMAP_ROWS_GPU_CHUNK;
+	return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(nb, chunk), (size_t)c->gout.h,
+		       cpu ? 1 : 0, cpu ? 1 : 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(nb),
+					   OCL_INT(c->gout.h), OCL_LONG(first), OCL_LONG(step),
+					   OCL_INT(chunk), OCL_END });
+}
+
+int remap_flop_run_cl(const struct stage_cl *c, const char *program)
+{
+	bool cpu = ocl_cpu_kernels(c->ocl);
+	// pixels: a multiple of 16, so whole 16-byte groups for 1, 2 and 4 channels
+	size_t chunk = cpu ? REMAP_ROWS_CPU_CHUNK / (size_t)c->gin.ch : REMAP_ROWS_GPU_CHUNK;
+	char kernel[64];
+	snprintf(kernel, sizeof kernel, "%s_c%d", program, c->gin.ch);
+	chunk = chunk / 16 * 16;
+	return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div((size_t)c->gin.w, chunk),
+		       (size_t)c->gin.h, cpu ? 1 : 0, cpu ? 1 : 0,
+		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
+					   OCL_INT(c->gin.h), OCL_INT(chunk), OCL_END });
 }

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: MIT
+// resize: scale the image to a new size, separably (along rows, then along columns).
+//
+//   resize:SIZE[:fit][:FILTER]
+//     SIZE     WxH (exactly), W or Wx (the width; the height keeps the aspect ratio), xH
+//              (the height), P% (both sides times P / 100, P > 0, decimals allowed). A
+//              derived side is round(H W / Win) (halves up; P%: round(Win P / 100)), at
+//              least 1.
+//     fit      with WxH: the largest size inside W x H that keeps the aspect ratio (as
+//              vipsthumbnail): W x round(Hin W / Win) where W Hin <= H Win, else
+//              round(Win H / Hin) x H.
+//     FILTER   nearest (OpenCV INTER_NEAREST_EXACT, byte for byte), bilinear
+//              (INTER_LINEAR_EXACT, byte for byte), area (INTER_AREA, within 1: box
+//              averages when shrinking on both sides, else bilinear), cubic and lanczos
+//              (Pillow's BICUBIC and LANCZOS, byte for byte). Default: lanczos where
+//              neither side grows, else cubic. The same size passes the image through.
+//
+// Weights: src/stages/resize_tables.c. Pass 1 makes each output column of every input row
+// from the taps along the row, pass 2 each output pixel from the taps down the column of
+// pass 1's values; each rounds as resize_round_for says (bilinear keeps pass 1's 16 bits,
+// as OpenCV; the others round to 8 bits in between, as Pillow). Alpha (the last channel of
+// 2 and 4): nearest, bilinear and area treat it as any channel (as OpenCV); cubic and
+// lanczos work on premultiplied colour, as Pillow's resize (RGBA through RGBa): before,
+// c' = (t + (t >> 8)) >> 8 with t = c a + 128; after, with the result's alpha a, c =
+// min(255, 255 c' / a) (integer division) unless a is 0 or 255.
+// Output size: as above; the sides and --max-pixels are checked when the chain is planned.
+// kernels/resize.cl computes the same.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../err.h"
+#include "../img.h"
+#include "../ocl.h"
+#include "../par.h"
+#include "../parse.h"
+#include "resize.h"
+#include "stage.h"
+
+// The tables of the geometry last planned: plan makes them, the runs that follow read them
+// (the chain plans an image, then runs it).
+struct resize_tables {
+	struct resize_axis x, y;
+	enum resize_filter filter; // as run: never RESIZE_DEFAULT
+	struct geom in, out;
+};
+
+struct resize_params {
+	long w, h;      // 0 where derived
+	double percent; // > 0 for P%
+	bool fit;
+	enum resize_filter filter;
+	struct resize_tables *t; // allocated by parse
+};
+
+static int resize_size(const char *s, struct resize_params *p)
+{
+	size_t n = strlen(s);
+	char buf[32];
+	if (n == 0 || n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == '%') {
+		buf[n - 1] = 0;
+		return parse_double(buf, &p->percent) && p->percent > 0 && p->percent <= 1e6 ? 0 : -1;
+	}
+	char *x = strchr(buf, 'x');
+	if (x)
+		*x = 0;
+	if (*buf && !parse_long(buf, 1, IMG_MAX_SIDE, &p->w))
+		return -1;
+	if (x && x[1] && !parse_long(x + 1, 1, IMG_MAX_SIDE, &p->h))
+		return -1;
+	return p->w || p->h ? 0 : -1;
+}
+
+static int resize_parse(void *params, int argc, char **argv)
+{
+	static const char *const names[] = { "", "nearest", "bilinear", "area", "cubic", "lanczos" };
+	struct resize_params *p = params;
+	if (argc < 1)
+		return err_set("resize: needs a size: WxH, W, xH or P%% (e.g. resize:50%%)");
+	if (resize_size(argv[0], p) < 0)
+		return err_set("resize: size must be WxH, W, Wx, xH (1 to %d) or P%% (P > 0), "
+			       "not '%s'",
+			       IMG_MAX_SIDE, argv[0]);
+	for (int i = 1; i < argc; i++) {
+		int f = 0;
+		if (!strcmp(argv[i], "fit")) {
+			if (p->fit)
+				return err_set("resize: fit given twice");
+			p->fit = true;
+			continue;
+		}
+		for (int k = 1; k < 6; k++)
+			if (!strcmp(argv[i], names[k]))
+				f = k;
+		if (!f)
+			return err_set("resize: unknown option '%s' (use fit, nearest, bilinear, area, "
+				       "cubic or lanczos)",
+				       argv[i]);
+		if (p->filter)
+			return err_set("resize: two filters, %s and %s", names[p->filter], argv[i]);
+		p->filter = (enum resize_filter)f;
+	}
+	if (p->fit && !(p->w && p->h))
+		return err_set("resize: fit needs both sides, WxH");
+	if (!(p->t = calloc(1, sizeof *p->t)))
+		return err_set("out of memory");
+	return 0;
+}
+
+static void resize_free_params(void *params)
+{
+	struct resize_params *p = params;
+	if (p->t) {
+		resize_axis_free(&p->t->x);
+		resize_axis_free(&p->t->y);
+		free(p->t);
+		p->t = NULL;
+	}
+}
+
+// round(a b / c), halves up, at least 1; a, b, c >= 1 and at most 65535
+static long resize_ratio(long a, long b, long c)
+{
+	long v = (2 * a * b + c) / (2 * c);
+	return v < 1 ? 1 : v;
+}
+
+static int resize_plan(const void *params, const struct geom *in, struct stage_plan *plan)
+{
+	const struct resize_params *p = params;
+	struct resize_tables *t = p->t;
+	long w = p->w, h = p->h;
+	if (p->percent > 0) {
+		double fw = floor(in->w * p->percent / 100 + 0.5), fh = floor(in->h * p->percent / 100 + 0.5);
+		if (fw > IMG_MAX_SIDE || fh > IMG_MAX_SIDE)
+			return err_set("resize: %g%% of %dx%d is more than %d pixels a side", p->percent,
+				       in->w, in->h, IMG_MAX_SIDE);
+		w = fw < 1 ? 1 : (long)fw;
+		h = fh < 1 ? 1 : (long)fh;
+	} else if (p->fit) {
+		if (w * in->h <= h * in->w)
+			h = resize_ratio(in->h, w, in->w);
+		else
+			w = resize_ratio(in->w, h, in->h);
+	} else if (!h) {
+		h = resize_ratio(in->h, w, in->w);
+	} else if (!w) {
+		w = resize_ratio(in->w, h, in->h);
+	}
+	if (w > IMG_MAX_SIDE || h > IMG_MAX_SIDE)
+		return err_set("resize: %ldx%ld is more than %d pixels a side", w, h, IMG_MAX_SIDE);
+	plan->out = (struct geom){ (int)w, (int)h, in->ch };
+	// the same size is the input, as with Pillow (which then copies) and OpenCV
+	plan->passthrough = w == in->w && h == in->h;
+	if (plan->passthrough)
+		return 0;
+
+	enum resize_filter f = p->filter;
+	bool grows = w > in->w || h > in->h;
+	if (f == RESIZE_DEFAULT)
+		f = grows ? RESIZE_CUBIC : RESIZE_LANCZOS;
+	if (f == RESIZE_AREA && grows)
+		f = RESIZE_AREA_UP;
+	resize_axis_free(&t->x);
+	resize_axis_free(&t->y);
+	t->filter = f;
+	t->in = *in;
+	t->out = plan->out;
+	if (resize_axis_make(&t->x, f, in->w, (int)w) < 0 ||
+	    resize_axis_make(&t->y, f, in->h, (int)h) < 0)
+		return -1;
+	return 0;
+}
+
+// Whether colour is premultiplied by alpha around the passes (cubic and lanczos with alpha).
+static bool resize_premul(const struct resize_tables *t)
+{
+	return (t->in.ch == 2 || t->in.ch == 4) &&
+	       (t->filter == RESIZE_CUBIC || t->filter == RESIZE_LANCZOS);
+}
+
+static inline int resize_clamp(int64_t sum, int32_t r, int s, int32_t m)
+{
+	if (sum + r < 0)
+		return 0;
+	int64_t v = (sum + r) >> s;
+	return v > m ? m : (int)v;
+}
+
+// Output pixels a chunk of the CPU path holds on the stack.
+#define RESIZE_CPU_CHUNK 256
+
+struct resize_job {
+	const struct resize_tables *t;
+	const struct img *in, *out;
+};
+
+// Output row `task`: for each chunk of columns, pass 1 of every input row the column taps
+// reach, added at once into pass 2's sums (run_cpu cannot fail, so nothing is allocated:
+// pass 1 is recomputed for each output row that needs it).
+static void resize_row(void *ctx, int task, int worker)
+{
+	const struct resize_job *j = ctx;
+	const struct resize_tables *t = j->t;
+	const int ch = t->in.ch, W = t->in.w, Wo = t->out.w, y = task;
+	const int32_t *xs = t->x.data, *xc = xs + Wo, *xw = xc + Wo;
+	const int32_t *ys = t->y.data, *yc = ys + t->out.h, *yw = yc + t->out.h;
+	const struct resize_round rd = resize_round_for(t->filter);
+	const bool pm = resize_premul(t);
+	int64_t acc[RESIZE_CPU_CHUNK * 4];
+	(void)worker;
+	if (!j->out)
+		return;
+	if (t->filter == RESIZE_NEAREST) {
+		const uint8_t *s = j->in->data + (size_t)t->y.data[y] * W * ch;
+		uint8_t *d = j->out->data + (size_t)y * Wo * ch;
+		for (int x = 0; x < Wo; x++)
+			memcpy(d + (size_t)x * ch, s + (size_t)t->x.data[x] * ch, (size_t)ch);
+		return;
+	}
+	for (int x0 = 0; x0 < Wo; x0 += RESIZE_CPU_CHUNK) {
+		int x1 = x0 + RESIZE_CPU_CHUNK < Wo ? x0 + RESIZE_CPU_CHUNK : Wo;
+		memset(acc, 0, sizeof acc);
+		for (int k = 0; k < yc[y]; k++) {
+			const uint8_t *row = j->in->data + (size_t)(ys[y] + k) * W * ch;
+			int64_t wy = yw[(size_t)y * t->y.taps + k];
+			for (int x = x0; x < x1; x++) {
+				for (int c = 0; c < ch; c++) {
+					int64_t sum = 0;
+					const uint8_t *p = row + (size_t)xs[x] * ch;
+					for (int i = 0; i < xc[x]; i++, p += ch) {
+						int v = p[c];
+						if (pm && c < ch - 1) {
+							int m = v * p[ch - 1] + 128;
+							v = ((m >> 8) + m) >> 8;
+						}
+						sum += (int64_t)xw[(size_t)x * t->x.taps + i] * v;
+					}
+					acc[(x - x0) * ch + c] += wy * resize_clamp(sum, rd.r1, rd.s1, rd.m1);
+				}
+			}
+		}
+		uint8_t *d = j->out->data + ((size_t)y * Wo + x0) * ch;
+		for (int x = x0; x < x1; x++, d += ch) {
+			for (int c = 0; c < ch; c++)
+				d[c] = (uint8_t)resize_clamp(acc[(x - x0) * ch + c], rd.r2, rd.s2, 255);
+			int a = d[ch - 1];
+			if (pm && a != 0 && a != 255)
+				for (int c = 0; c < ch - 1; c++)
+					d[c] = (uint8_t)(255 * d[c] / a > 255 ? 255 : 255 * d[c] / a);
+		}
+	}
+}
+
+static void resize_run_cpu(const void *params, const struct img *in, struct img *out)
+{
+	const struct resize_params *p = params;
+	struct resize_job j = { p->t, in, out };
+	if (!out) // passthrough: the same size
+		return;
+	par_run(par_threads(), out->h, resize_row, &j);
+}
+
+static int resize_run_cl(const void *params, const struct stage_cl *c)
+{
+	const struct resize_params *p = params;
+	const struct resize_tables *t = p->t;
+	const int ch = c->gin.ch;
+	struct ocl_buf *xb = NULL, *yb = NULL, *tmp = NULL;
+	size_t xw = t->filter == RESIZE_NEAREST ? 1 : 2 + (size_t)t->x.taps;
+	size_t yw = t->filter == RESIZE_NEAREST ? 1 : 2 + (size_t)t->y.taps;
+	struct resize_round rd = resize_round_for(t->filter);
+	char k1[32], k2[32];
+	int r = -1;
+	if (!c->out) // passthrough: the same size
+		return 0;
+	xb = ocl_buf_const(c->ocl, t->x.data, sizeof(int32_t) * xw * (size_t)t->x.n);
+	yb = ocl_buf_const(c->ocl, t->y.data, sizeof(int32_t) * yw * (size_t)t->y.n);
+	if (!xb || !yb)
+		goto fail;
+	if (t->filter == RESIZE_NEAREST) {
+		snprintf(k1, sizeof k1, "resize_nearest_c%d", ch);
+		r = ocl_run(c->ocl, "resize", ch, k1, (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
+			    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
+						OCL_INT(c->gout.w), OCL_INT(c->gout.h), OCL_BUF(xb),
+						OCL_BUF(yb), OCL_END });
+		goto fail;
+	}
+	tmp = ocl_buf_new(c->ocl, (size_t)c->gout.w * (size_t)c->gin.h * (size_t)ch * 2);
+	if (!tmp)
+		goto fail;
+	snprintf(k1, sizeof k1, "resize_h_c%d", ch);
+	snprintf(k2, sizeof k2, "resize_v_c%d", ch);
+	if (ocl_run(c->ocl, "resize", ch, k1, (size_t)c->gout.w, (size_t)c->gin.h, 0, 0,
+		    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(tmp), OCL_INT(c->gin.w),
+					OCL_INT(c->gin.h), OCL_INT(c->gout.w), OCL_BUF(xb),
+					OCL_INT(t->x.taps), OCL_INT(rd.s1), OCL_INT(rd.r1),
+					OCL_INT(rd.m1), OCL_INT(resize_premul(t)), OCL_END }) < 0)
+		goto fail;
+	r = ocl_run(c->ocl, "resize", ch, k2, (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
+		    (struct ocl_arg[]){ OCL_BUF(tmp), OCL_BUF(c->out), OCL_INT(c->gout.w),
+					OCL_INT(c->gout.h), OCL_BUF(yb), OCL_INT(t->y.taps),
+					OCL_INT(rd.s2), OCL_INT(rd.r2), OCL_INT(resize_premul(t)),
+					OCL_END });
+fail:
+	ocl_buf_free(xb); // released once the kernels are done with them
+	ocl_buf_free(yb);
+	ocl_buf_free(tmp);
+	return r;
+}
+
+const struct stage_ops stage_resize = {
+	.name = "resize",
+	.usage = "resize:SIZE[:fit][:FILTER]",
+	.summary = "scale to WxH, W, xH or P% (fit: inside WxH, aspect kept); FILTER nearest, "
+		   "bilinear, area, cubic or lanczos",
+	.params_size = sizeof(struct resize_params),
+	.parse = resize_parse,
+	.plan = resize_plan,
+	.run_cpu = resize_run_cpu,
+	.program = "resize",
+	.run_cl = resize_run_cl,
+	.free_params = resize_free_params,
+};
