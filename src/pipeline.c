@@ -187,6 +187,9 @@ fail:
 
 void plan_free(struct plan *c)
 {
+	for (int i = 0; c->st && i < c->n; i++)
+		if (c->st[i].plan.priv && c->st[i].ops->free_plan)
+			c->st[i].ops->free_plan(c->st[i].plan.priv);
 	FREE(c->st);
 	FREE(c->side);
 	c->n = 0;
@@ -312,11 +315,11 @@ static void cpu_step(struct cpu_run *r, const struct plan_stage *s)
 		s->ops->side_cpu(s->params, &in, s->side);
 	if (s->plan.passthrough) {
 		if (s->ops->run_cpu)
-			s->ops->run_cpu(s->params, &in, NULL);
+			s->ops->run_cpu(s->params, &s->plan, &in, NULL);
 		return;
 	}
 	struct img out = { s->plan.out.w, s->plan.out.h, s->plan.out.ch, r->buf[r->next] };
-	s->ops->run_cpu(s->params, &in, &out);
+	s->ops->run_cpu(s->params, &s->plan, &in, &out);
 	r->cur = r->buf[r->next];
 	r->next ^= 1;
 	r->g = s->plan.out;
@@ -494,7 +497,8 @@ fail:
 
 static int cl_step(struct cl_run *r, const struct plan_stage *s)
 {
-	struct stage_cl sc = { .ocl = r->ocl, .in = r->cur, .gin = r->g, .gout = s->plan.out };
+	struct stage_cl sc = { .ocl = r->ocl, .in = r->cur, .gin = r->g, .gout = s->plan.out,
+			       .plan = &s->plan };
 	if (!s->plan.passthrough)
 		sc.out = r->buf[r->next];
 	if (s->plan.side_bytes) {

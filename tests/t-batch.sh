@@ -37,7 +37,8 @@ same_tree() {
 }
 
 for chain in "grey rotate:90" "convolve:gauss:sigma=1 rotate:30" "transpose" \
-	"rotate:-17:nearest:bg=#ff000080 convolve:sobel-x:bias=128"; do
+	"rotate:-17:nearest:bg=#ff000080 convolve:sobel-x:bias=128" "resize:70%:lanczos flip" \
+	"resize:20x15:fit:cubic equalize"; do
 	one_by_one $chain
 	for j in 1 4; do
 		rm -rf "$D/out"

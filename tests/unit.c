@@ -1458,8 +1458,10 @@ static int grow_plan(const void *params, const struct geom *in, struct stage_pla
 	return 0;
 }
 
-static void grow_run_cpu(const void *params, const struct img *in, struct img *out)
+static void grow_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	(void)params, (void)in, (void)out; // planned, never run
 }
 

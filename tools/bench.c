@@ -510,7 +510,7 @@ static int stage_verify(struct bench *b, const struct stage_arg *a, const struct
 			err_set("out of memory for the check");
 			goto done;
 		}
-		s->ops->run_cpu(s->params, in, &cpu);
+		s->ops->run_cpu(s->params, &s->plan, in, &cpu);
 		if (ocl_download(b->ocl, a->sc.out, dev, bytes) < 0 ||
 		    ocl_timer_take(b->ocl, &untimed) < 0)
 			goto done;
@@ -614,7 +614,8 @@ static int bench_row(struct bench *b, size_t r)
 	    !(side = ocl_buf_new(b->ocl, stage_side_cl_bytes(&a.s->plan))))
 		goto done;
 	a.sc = (struct stage_cl){ .ocl = b->ocl, .in = row->grey ? b->d_grey : b->d_rgb,
-				  .out = out, .gin = g, .gout = a.s->plan.out, .side = side };
+				  .out = out, .gin = g, .gout = a.s->plan.out, .side = side,
+				  .plan = &a.s->plan };
 	res->out = a.s->plan.out;
 	res->bytes = (double)geom_bytes(&g) +
 		     (a.s->plan.passthrough ? 0 : (double)geom_bytes(&a.s->plan.out));

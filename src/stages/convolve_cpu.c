@@ -148,8 +148,10 @@ static void cpu_sep(const struct convolve_params *p, const struct img *in, struc
 	}
 }
 
-void convolve_run_cpu(const void *params, const struct img *in, struct img *out)
+void convolve_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	const struct convolve_params *p = params;
 	if (p->separable)
 		cpu_sep(p, in, out);

@@ -109,7 +109,8 @@ void convolve_weights_3x3(const struct convolve_params *p, int32_t k[9]);
 // ---- convolve_cpu.c and convolve_cl.c: the stage's two paths ---------------------------------
 
 // params: a struct convolve_params (struct stage_ops).
-void convolve_run_cpu(const void *params, const struct img *in, struct img *out);
+void convolve_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out);
 int convolve_run_cl(const void *params, const struct stage_cl *c);
 
 #endif

@@ -79,8 +79,10 @@ static int crop_plan(const void *params, const struct geom *in, struct stage_pla
 	return 0;
 }
 
-static void crop_run_cpu(const void *params, const struct img *in, struct img *out)
+static void crop_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	long x, y;
 	size_t row = (size_t)out->w * out->ch;
 	crop_origin(params, &(struct geom){ in->w, in->h, in->ch }, &x, &y);

@@ -63,8 +63,10 @@ static void equalize_table(const uint32_t *hist, uint32_t n, uint8_t *lut)
 	}
 }
 
-static void equalize_run_cpu(const void *params, const struct img *in, struct img *out)
+static void equalize_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	uint32_t hist[4 * 256] = { 0 };
 	uint8_t lut[4 * 256];
 	size_t npx = (size_t)in->w * (size_t)in->h;

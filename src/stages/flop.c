@@ -26,8 +26,10 @@ static int flop_plan(const void *params, const struct geom *in, struct stage_pla
 	return 0;
 }
 
-static void flop_run_cpu(const void *params, const struct img *in, struct img *out)
+static void flop_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	(void)params;
 	remap_run_cpu(in, out, REMAP_FLOP);
 }

@@ -46,8 +46,10 @@ static int grey_plan(const void *params, const struct geom *in, struct stage_pla
 	return 0;
 }
 
-static void grey_run_cpu(const void *params, const struct img *in, struct img *out)
+static void grey_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	const struct grey_params *p = params;
 	size_t n = (size_t)in->w * in->h;
 	const uint8_t *s = in->data;

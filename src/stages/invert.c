@@ -33,8 +33,10 @@ static int invert_plan(const void *params, const struct geom *in, struct stage_p
 	return 0;
 }
 
-static void invert_run_cpu(const void *params, const struct img *in, struct img *out)
+static void invert_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	const struct invert_params *p = params;
 	uint8_t lut[4 * 256];
 	lut_fill_colour(lut, in->ch, p->colour);

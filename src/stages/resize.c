@@ -38,8 +38,8 @@
 #include "resize.h"
 #include "stage.h"
 
-// The tables of the geometry last planned: plan makes them, the runs that follow read them
-// (the chain plans an image, then runs it).
+// The tables of one planned geometry: plan makes them (the plan's priv), the runs of that
+// plan read them, free_plan frees them.
 struct resize_tables {
 	struct resize_axis x, y;
 	enum resize_filter filter; // as run: never RESIZE_DEFAULT
@@ -51,7 +51,6 @@ struct resize_params {
 	double percent; // > 0 for P%
 	bool fit;
 	enum resize_filter filter;
-	struct resize_tables *t; // allocated by parse
 };
 
 static int resize_size(const char *s, struct resize_params *p)
@@ -106,20 +105,15 @@ static int resize_parse(void *params, int argc, char **argv)
 	}
 	if (p->fit && !(p->w && p->h))
 		return err_set("resize: fit needs both sides, WxH");
-	if (!(p->t = calloc(1, sizeof *p->t)))
-		return err_set("out of memory");
 	return 0;
 }
 
-static void resize_free_params(void *params)
+static void resize_free_plan(void *priv)
 {
-	struct resize_params *p = params;
-	if (p->t) {
-		resize_axis_free(&p->t->x);
-		resize_axis_free(&p->t->y);
-		free(p->t);
-		p->t = NULL;
-	}
+	struct resize_tables *t = priv;
+	resize_axis_free(&t->x);
+	resize_axis_free(&t->y);
+	free(t);
 }
 
 // round(a b / c), halves up, at least 1; a, b, c >= 1 and at most 65535
@@ -132,7 +126,7 @@ static long resize_ratio(long a, long b, long c)
 static int resize_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	const struct resize_params *p = params;
-	struct resize_tables *t = p->t;
+	struct resize_tables *t;
 	long w = p->w, h = p->h;
 	if (p->percent > 0) {
 		double fw = floor(in->w * p->percent / 100 + 0.5), fh = floor(in->h * p->percent / 100 + 0.5);
@@ -165,14 +159,18 @@ static int resize_plan(const void *params, const struct geom *in, struct stage_p
 		f = grows ? RESIZE_CUBIC : RESIZE_LANCZOS;
 	if (f == RESIZE_AREA && grows)
 		f = RESIZE_AREA_UP;
-	resize_axis_free(&t->x);
-	resize_axis_free(&t->y);
+	t = calloc(1, sizeof *t);
+	if (!t)
+		return err_set("out of memory");
 	t->filter = f;
 	t->in = *in;
 	t->out = plan->out;
 	if (resize_axis_make(&t->x, f, in->w, (int)w) < 0 ||
-	    resize_axis_make(&t->y, f, in->h, (int)h) < 0)
+	    resize_axis_make(&t->y, f, in->h, (int)h) < 0) {
+		resize_free_plan(t);
 		return -1;
+	}
+	plan->priv = t;
 	return 0;
 }
 
@@ -256,10 +254,11 @@ static void resize_row(void *ctx, int task, int worker)
 	}
 }
 
-static void resize_run_cpu(const void *params, const struct img *in, struct img *out)
+static void resize_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
-	const struct resize_params *p = params;
-	struct resize_job j = { p->t, in, out };
+	(void)params;
+	struct resize_job j = { plan->priv, in, out };
 	if (!out) // passthrough: the same size
 		return;
 	par_run(par_threads(), out->h, resize_row, &j);
@@ -267,8 +266,8 @@ static void resize_run_cpu(const void *params, const struct img *in, struct img 
 
 static int resize_run_cl(const void *params, const struct stage_cl *c)
 {
-	const struct resize_params *p = params;
-	const struct resize_tables *t = p->t;
+	(void)params;
+	const struct resize_tables *t = c->plan->priv;
 	const int ch = c->gin.ch;
 	struct ocl_buf *xb = NULL, *yb = NULL, *tmp = NULL;
 	size_t xw = t->filter == RESIZE_NEAREST ? 1 : 2 + (size_t)t->x.taps;
@@ -324,5 +323,5 @@ const struct stage_ops stage_resize = {
 	.run_cpu = resize_run_cpu,
 	.program = "resize",
 	.run_cl = resize_run_cl,
-	.free_params = resize_free_params,
+	.free_plan = resize_free_plan,
 };

@@ -339,8 +339,10 @@ static struct rotate_map map_of(const struct rotate_params *p, int ch)
 enum { ROTATE_TILE = 32 };
 #define ROTATE_RY(ch) ((ch) == 1 ? 2 : 4)
 
-static void rotate_run_cpu(const void *params, const struct img *in, struct img *out)
+static void rotate_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	// quarters 0 is a passthrough (out is NULL): its entry is never used
 	static const enum remap_mode mode[] = { REMAP_90, REMAP_90, REMAP_180, REMAP_270 };
 	const struct rotate_params *p = params;
@@ -396,7 +398,8 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 
 // ---- either path ------------------------------------------------------------------------------
 
-static void rotate_cpu(const void *params, const struct img *in, struct img *out)
+static void rotate_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		       struct img *out)
 {
 	const struct rotate_params *p = params;
 	struct geom g = { in->w, in->h, in->ch };
@@ -405,7 +408,7 @@ static void rotate_cpu(const void *params, const struct img *in, struct img *out
 		rotate_map_cpu(&m, in, out);
 		return;
 	}
-	rotate_run_cpu(params, in, out);
+	rotate_run_cpu(params, plan, in, out);
 }
 
 static int rotate_cl(const void *params, const struct stage_cl *c)

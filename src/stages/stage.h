@@ -39,6 +39,10 @@ struct stage_plan {
 	bool passthrough;  // the stage writes no image: the next stage reads this stage's input
 	size_t side_bytes; // bytes of side output (a multiple of 4), 0 for none
 	int side_copies;   // copies of it on the device (see above); 0 means 1
+	void *priv;        // what plan made for this geometry alone (e.g. resize's weight
+	                   // tables), read by the runs, freed by free_plan; NULL for none. A
+	                   // plan never writes params: one chain is planned for many images
+	                   // at once.
 };
 
 // How many copies of its side output plan p has on the device, and their bytes.
@@ -76,6 +80,7 @@ struct stage_cl {
 	struct geom gin, gout;
 	struct ocl_buf *side;
 	size_t side_offset;
+	const struct stage_plan *plan; // the stage's plan for this image
 };
 
 // A file a stage writes from its side output, named by its arguments.
@@ -107,7 +112,8 @@ struct stage_ops {
 
 	// The reference implementation. out is NULL when the plan is passthrough. May be NULL
 	// for a stage that only measures: its plan is always passthrough and it has side_cpu.
-	void (*run_cpu)(const void *params, const struct img *in, struct img *out);
+	void (*run_cpu)(const void *params, const struct stage_plan *plan, const struct img *in,
+			struct img *out);
 
 	// Optional OpenCL path; program is the kernels/<program>.cl it needs (normally name),
 	// built for the channel count of the stage's input (src/ocl.h, ocl_program_id). With a
@@ -138,6 +144,9 @@ struct stage_ops {
 	// of geometry in. -1 with err set.
 	int (*render)(const void *params, const struct geom *in, const void *side, int index,
 		      struct stage_render *out);
+
+	// Optional: frees plan->priv (called once per plan that set it).
+	void (*free_plan)(void *priv);
 
 	// Optional: frees what parse allocated and stored in params (e.g. a kernel's weights),
 	// not the block itself. Called once when the chain is freed, also after a failed parse,

@@ -38,8 +38,10 @@ static int threshold_plan(const void *params, const struct geom *in, struct stag
 	return 0;
 }
 
-static void threshold_run_cpu(const void *params, const struct img *in, struct img *out)
+static void threshold_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	const struct threshold_params *p = params;
 	uint8_t lut[4 * 256];
 	lut_fill_colour(lut, in->ch, p->colour);

@@ -25,8 +25,10 @@ static int transpose_plan(const void *params, const struct geom *in, struct stag
 	return 0;
 }
 
-static void transpose_run_cpu(const void *params, const struct img *in, struct img *out)
+static void transpose_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	(void)params;
 	remap_run_cpu(in, out, REMAP_TRANSPOSE);
 }

@@ -26,8 +26,10 @@ static int transverse_plan(const void *params, const struct geom *in, struct sta
 	return 0;
 }
 
-static void transverse_run_cpu(const void *params, const struct img *in, struct img *out)
+static void transverse_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
+		struct img *out)
 {
+	(void)plan;
 	(void)params;
 	remap_run_cpu(in, out, REMAP_TRANSVERSE);
 }
