@@ -227,6 +227,23 @@ static int make_jobs(const struct options *o, struct job_list *l)
 	return 0;
 }
 
+// CLIMG_DEVICE and CLIMG_DEVICES, where no option names a device (--cpu ignores them):
+// they exclude each other as the options do. 0 or EXIT_USAGE with err set.
+static int env_devices(struct run_opts *r)
+{
+	const char *one = getenv("CLIMG_DEVICE"), *set = getenv("CLIMG_DEVICES");
+
+	if (r->device || r->devices)
+		return 0;
+	one = one && *one ? one : NULL;
+	set = set && *set ? set : NULL;
+	if (one && set && !r->cpu)
+		return usage_error("%s", "CLIMG_DEVICE and CLIMG_DEVICES exclude each other");
+	r->device = one;
+	r->devices = set;
+	return 0;
+}
+
 // Parses argv into o. Returns 0, or an exit status after printing the usage error.
 static int parse_args(int argc, char **argv, struct options *o, char **positional)
 {
@@ -269,6 +286,8 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->progress_forced = true;
 		else if (VALUE("-d", "--device"))
 			o->run.device = v;
+		else if (VALUE(NULL, "--devices"))
+			o->run.devices = v;
 		else if (VALUE(NULL, "--format"))
 			o->run.format = v;
 		else if (VALUE(NULL, "--quality")) {
@@ -322,6 +341,10 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 		return usage_error("%s", "--verify compares OpenCL with the CPU path; it cannot be used with --cpu");
 	if (o->run.cpu && o->run.device)
 		return usage_error("%s", "--cpu and --device exclude each other");
+	if (o->run.cpu && o->run.devices)
+		return usage_error("%s", "--cpu and --devices exclude each other");
+	if (o->run.device && o->run.devices)
+		return usage_error("%s", "--device and --devices exclude each other");
 	if (o->null && !o->files_from)
 		return usage_error("%s", "-0 (--null) goes with --files-from");
 	o->pos = positional;
@@ -352,8 +375,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
 	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
 	status = parse_args(argc, argv, &o, positional);
-	if (!o.run.device && getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"))
-		o.run.device = getenv("CLIMG_DEVICE");
+	if (!status)
+		status = env_devices(&o.run);
 	if (status)
 		; // a usage error, reported below
 	else if (o.help)

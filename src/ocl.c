@@ -71,6 +71,7 @@ struct ocl {
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
 	char build_opts[128];      // every program's build options (set_build_options)
+	size_t index;              // the device's number in ocl_list_devices
 };
 
 // Every program's build options (set_build_options): OpenCL C 1.2; CLIMG_LOCAL_MEM_BYTES, the
@@ -123,7 +124,8 @@ struct dev {
 // when unset:
 //   CLIMG_FAULT_INJECT=N     the Nth counted call fails (below)
 //   CLIMG_FAULT_BUILD=1      every program gets a line that cannot compile, as a driver whose
-//                            compiler rejects our source would
+//                            compiler rejects our source would; with CLIMG_FAULT_DEVICE=N
+//                            only on device N of ocl_list_devices (one of several failing)
 //   CLIMG_FAULT_MAX_ALLOC=N  the device reports a CL_DEVICE_MAX_MEM_ALLOC_SIZE of at most N
 //                            bytes, so a small image exceeds it
 //   CLIMG_FAULT_LOCAL_MEM=N  the device reports a CL_DEVICE_LOCAL_MEM_SIZE of at most N
@@ -404,6 +406,8 @@ static const char *size_str(char buf[32], uint64_t bytes)
 	return buf;
 }
 
+static int device_pick(const struct dev *devs, size_t n, const char *spec, size_t *pick);
+
 int ocl_list_devices(FILE *out)
 {
 	struct dev *devs = NULL;
@@ -414,8 +418,12 @@ int ocl_list_devices(FILE *out)
 	cl_int e;
 	int ret = -1;
 
+	size_t def = 0;
+
 	if (devices_get(&devs, &n) < 0)
 		return -1;
+	if (n > 0 && device_pick(devs, n, NULL, &def) < 0)
+		goto done;
 	if (n == 0 && fprintf(out, "no OpenCL devices\n") < 0) {
 		err_set("cannot write the device list");
 		goto done;
@@ -432,8 +440,8 @@ int ocl_list_devices(FILE *out)
 			fail_cl(e, "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)");
 			goto done;
 		}
-		if (fprintf(out, "%zu: %s (%s, %s, %s, %s)\n", i, name, type_name(type), plat,
-		            version, size_str(mem, global_mem)) < 0) {
+		if (fprintf(out, "%zu: %s (%s, %s, %s, %s)%s\n", i, name, type_name(type), plat,
+		            version, size_str(mem, global_mem), i == def ? " [default]" : "") < 0) {
 			err_set("cannot write the device list");
 			goto done;
 		}
@@ -546,6 +554,24 @@ done:
 	return ret;
 }
 
+int ocl_device_index(const char *spec, size_t *index, size_t *count)
+{
+	struct dev *devs = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (devices_get(&devs, &n) < 0)
+		return -1;
+	*count = n;
+	*index = 0;
+	if (spec && n > 0)
+		rc = device_pick(devs, n, spec, index);
+	else if (spec)
+		rc = err_set("no OpenCL device found");
+	free(devs);
+	return rc;
+}
+
 // Zero-copy's two device properties. Neither query fails ocl_open: the first is deprecated
 // since OpenCL 2.0, and a driver that does not answer it gets the copying path.
 static void host_props(struct ocl *o)
@@ -597,6 +623,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	}
 	o->platform = devs[pick].platform;
 	o->device = devs[pick].device;
+	o->index = pick;
 	o->cache_on = true;
 	if (device_type(o->device, &type) < 0)
 		goto fail;
@@ -1363,7 +1390,9 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 	// adds a second string that cannot compile.
 	const char *text[2] = {src->source,
 	                       "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
-	cl_uint count = env_number("CLIMG_FAULT_BUILD") ? 2 : 1;
+	const char *only = getenv("CLIMG_FAULT_DEVICE");
+	bool this_one = !only || !*only || strtoull(only, NULL, 10) == o->index;
+	cl_uint count = env_number("CLIMG_FAULT_BUILD") && this_one ? 2 : 1;
 	struct divert div;
 	char *diverted;
 	cl_program prog;
