@@ -938,7 +938,10 @@ static struct ocl_program *program_find(const struct ocl *o, const char *name, i
 // standard error. While a program builds, descriptor 2 points at a temporary file whose text
 // joins the build log if the build fails and is dropped if it succeeds, so a fallback to the
 // CPU path keeps to its one warning line. Best effort: without a temporary file nothing is
-// diverted.
+// diverted. Descriptor 2 is the process's, so builds on several devices at once (one thread
+// each) take turns from divert to restore (err_stderr_lock, which warn takes too):
+// interleaved, one would restore the other's file.
+
 struct divert {
 	int saved_fd; // the real stderr while diverted, else -1
 	FILE *tmp;
@@ -947,6 +950,7 @@ struct divert {
 static void stderr_divert(struct divert *d)
 {
 	d->saved_fd = -1;
+	err_stderr_lock();
 	fflush(stderr);
 	d->tmp = tmpfile();
 	if (!d->tmp)
@@ -969,8 +973,10 @@ static char *stderr_restore(struct divert *d)
 	struct stat st;
 	size_t len = 0;
 
-	if (!d->tmp)
+	if (!d->tmp) {
+		err_stderr_unlock();
 		return NULL;
+	}
 	fflush(stderr);
 	dup2(d->saved_fd, STDERR_FILENO);
 	close(d->saved_fd);
@@ -989,6 +995,7 @@ static char *stderr_restore(struct divert *d)
 	}
 	fclose(d->tmp);
 	d->tmp = NULL;
+	err_stderr_unlock();
 	return text;
 }
 

@@ -276,8 +276,14 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	status = check_outputs(&b);
 	if (status)
 		return status;
-	if (o->report && !(b.report = report_open(o->report)))
+	// The devices start opening now (a list that names none is a usage error, before any
+	// work), while the first images decode.
+	if (n > 0 && !(b.x.devs = devs_start(&dopts, o->devices, &usage)))
+		return usage ? EXIT_USAGE : EXIT_RUN;
+	if (o->report && !(b.report = report_open(o->report))) {
+		devs_close(b.x.devs);
 		return EXIT_RUN;
+	}
 	if (n == 0)
 		goto done;
 	if ((size_t)workers > n)
@@ -287,11 +293,6 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	pthread_mutex_init(&b.mu, NULL);
 	pthread_mutex_init(&b.x.budget_mu, NULL);
 	pthread_cond_init(&b.x.budget_cv, NULL);
-	b.x.devs = devs_start(&dopts, o->devices, &usage);
-	if (!b.x.devs) {
-		status = usage ? EXIT_USAGE : EXIT_RUN;
-		goto done;
-	}
 	if (n == 1) {
 		status = run_single(&b);
 		goto done;
