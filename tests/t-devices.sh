@@ -24,7 +24,7 @@ same_as_cpu() {
 
 # devices_in REPORT: the distinct device numbers of a --report file ("cpu" for the CPU path)
 devices_in() {
-	sed -n 's/.*"device":"\([0-9]*\)\(:\)\{0,1\}[^"]*".*/\1/p; s/.*"device":"cpu".*/cpu/p' "$1" |
+	sed -n 's/.*"device":"\([0-9][0-9]*\): [^"]*".*/\1/p; s/.*"device":"cpu".*/cpu/p' "$1" |
 		sort -u | tr '\n' ' '
 }
 
