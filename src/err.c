@@ -5,6 +5,7 @@
 // its end, which say what failed and why, with "..." for the middle.
 #include "err.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,18 @@ const char *err_msg(void)
 	return err_buf;
 }
 
+static pthread_mutex_t stderr_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void err_stderr_lock(void)
+{
+	pthread_mutex_lock(&stderr_mu);
+}
+
+void err_stderr_unlock(void)
+{
+	pthread_mutex_unlock(&stderr_mu);
+}
+
 void warn(const char *fmt, ...)
 {
 	char msg[MSG_BYTES];
@@ -125,5 +138,7 @@ void warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	format_escaped(msg, fmt, ap);
 	va_end(ap);
+	err_stderr_lock();
 	fprintf(stderr, "climg: warning: %s\n", msg);
+	err_stderr_unlock();
 }

@@ -22,6 +22,11 @@ void err_clear(void);
 // Prints "climg: warning: MESSAGE" to stderr unless err_quiet is set.
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// Held while descriptor 2 is diverted (ocl.c, a build's compiler output) and while warn
+// writes, so that a warning from one thread never lands in another's diverted text.
+void err_stderr_lock(void);
+void err_stderr_unlock(void);
+
 extern int err_quiet;
 
 #endif

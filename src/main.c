@@ -85,7 +85,11 @@ static const char usage_text[] =
 	"      --report FILE      one JSON line per input ('-' = stdout): status, sizes,\n"
 	"                         outputs with their SHA-256, device, times\n"
 	"      --progress         draw the progress line even when stderr is no terminal\n"
-	"      --list-devices     list OpenCL devices and exit\n"
+	"      --devices LIST     spread the batch over devices: all (every device, and the\n"
+	"                         CPU path when the devices are the wait), or numbers from\n"
+	"                         --list-devices and parts of names, comma-separated (also\n"
+	"                         $CLIMG_DEVICES); excludes --device and --cpu\n"
+	"      --list-devices     list OpenCL devices (the default one marked) and exit\n"
 	"      --list-stages      list stages and exit\n"
 	"  -h, --help             this help\n"
 	"      --version          print the version\n"
@@ -283,6 +287,23 @@ static int make_jobs(const struct options *o, struct job_list *l)
 	return 0;
 }
 
+// CLIMG_DEVICE and CLIMG_DEVICES, where no option names a device (--cpu ignores them):
+// they exclude each other as the options do. 0 or EXIT_USAGE with err set.
+static int env_devices(struct run_opts *r)
+{
+	const char *one = getenv("CLIMG_DEVICE"), *set = getenv("CLIMG_DEVICES");
+
+	if (r->device || r->devices)
+		return 0;
+	one = one && *one ? one : NULL;
+	set = set && *set ? set : NULL;
+	if (one && set && !r->cpu)
+		return usage_error("%s", "CLIMG_DEVICE and CLIMG_DEVICES exclude each other");
+	r->device = one;
+	r->devices = set;
+	return 0;
+}
+
 // Parses argv into o. Returns 0, or an exit status after printing the usage error.
 static int parse_args(int argc, char **argv, struct options *o, char **positional)
 {
@@ -335,6 +356,8 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->progress_forced = true;
 		else if (VALUE("-d", "--device"))
 			o->run.device = v;
+		else if (VALUE(NULL, "--devices"))
+			o->run.devices = v;
 		else if (VALUE(NULL, "--format"))
 			o->run.format = v;
 		else if (VALUE(NULL, "--quality")) {
@@ -388,6 +411,10 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 		return usage_error("%s", "--verify compares OpenCL with the CPU path; it cannot be used with --cpu");
 	if (o->run.cpu && o->run.device)
 		return usage_error("%s", "--cpu and --device exclude each other");
+	if (o->run.cpu && o->run.devices)
+		return usage_error("%s", "--cpu and --devices exclude each other");
+	if (o->run.device && o->run.devices)
+		return usage_error("%s", "--device and --devices exclude each other");
 	if (o->null && !o->files_from)
 		return usage_error("%s", "-0 (--null) goes with --files-from");
 	o->pos = positional;
@@ -427,8 +454,8 @@ int main(int argc, char **argv)
 		return status;
 	}
 	status = parse_args(argc, argv, &o, positional);
-	if (!o.run.device && getenv("CLIMG_DEVICE") && *getenv("CLIMG_DEVICE"))
-		o.run.device = getenv("CLIMG_DEVICE");
+	if (!status)
+		status = env_devices(&o.run);
 	if (status)
 		; // a usage error, reported below
 	else if (o.help)

@@ -16,6 +16,7 @@ struct ocl_buf; // a device buffer
 
 // Prints one line per device across all platforms, numbered in the order --device N uses:
 //   0: NVIDIA H100 80GB HBM3 (GPU, NVIDIA CUDA, OpenCL 3.0 CUDA, 79.1 GiB)
+// The device ocl_open(NULL) opens ends its line with " [default]".
 // Prints "no OpenCL devices" when there are none. -1 with err set on a driver error.
 int ocl_list_devices(FILE *out);
 
@@ -26,6 +27,11 @@ int ocl_list_devices(FILE *out);
 // that no platform or device exists at all (the caller may fall back to the CPU path),
 // 0 otherwise (a spec that matches nothing, a driver error).
 struct ocl *ocl_open(const char *spec, int *none_available);
+
+// How many devices ocl_list_devices lists (*count), and the number of the one spec names
+// as ocl_open would pick it (*index; spec NULL: only the count). -1 with err set where
+// spec names none or the driver fails.
+int ocl_device_index(const char *spec, size_t *index, size_t *count);
 
 void ocl_close(struct ocl *o); // NULL-safe
 

@@ -10,7 +10,8 @@
 //   outputs   [{"path", "bytes", "sha256"}, ...]: every file written, side outputs
 //             included, sha256 in lowercase hex
 //   device    the device the stages ran on, e.g. "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)" or
-//             "cpu"; null when the input did not reach the stages
+//             "cpu"; with --devices "N: NAME (PLATFORM)", N its --list-devices number;
+//             null when the input did not reach the stages
 //   ms        {"decode", "stages", "encode", "total"}: milliseconds, 3 decimals
 // Strings: '"' and '\' are escaped, control characters are written \n, \t, \r or \u00XX,
 // valid UTF-8 passes through, and a byte that is not part of valid UTF-8 is written as

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The run layer's schedule (see run.h): worker threads take the inputs in order, each image
 // whole (decode, plan, stages, encode, commit), so that images rather than strips of one are
-// the unit of parallel work; the device is shared (run_dev.h) and the images in flight are
+// the unit of parallel work; the devices are shared (run_devs.h) and the images in flight are
 // bounded in count (-j) and in bytes (budget_take).
 #include "run.h"
 
@@ -35,6 +35,8 @@ struct batch {
 	struct report *report;
 	bool report_failed;
 	double decode_ms, stages_ms, encode_ms;
+	size_t *dev_images; // per slot of the run's devices, then the CPU path's
+	double *dev_ms;     // likewise: the stages' time holding the device
 };
 
 // ---- the bytes in flight --------------------------------------------------------------------
@@ -174,6 +176,11 @@ static void finish(struct batch *b, const struct job_input *in, const struct job
 	b->decode_ms += r->decode_ms;
 	b->stages_ms += r->stages_ms;
 	b->encode_ms += r->encode_ms;
+	if (!r->status && !r->skipped && b->dev_images) {
+		int k = r->slot >= 0 ? r->slot : devs_count(b->x.devs);
+		b->dev_images[k]++;
+		b->dev_ms[k] += r->device_ms;
+	}
 	if (r->skipped) {
 		b->skipped++;
 	} else if (r->status) {
@@ -221,6 +228,21 @@ static void time_totals(const struct batch *b, double ms)
 	fprintf(stderr, "climg: time: summed over the images: decode %.1f ms, stages %.1f ms, "
 		"encode %.1f ms\n",
 		b->decode_ms, b->stages_ms, b->encode_ms);
+	// Which device took how many images: with --devices only (without, one device takes
+	// them all, or the CPU path once it is dropped).
+	for (int k = 0; b->dev_images && devs_multi(b->x.devs) && k <= devs_count(b->x.devs); k++) {
+		bool cpu = k == devs_count(b->x.devs);
+		if (cpu && !b->dev_images[k])
+			continue;
+		fprintf(stderr, "climg: time: device %s: %zu images, %.2f images/s",
+			cpu ? "cpu (the CPU path)" : devs_label(b->x.devs, k), b->dev_images[k],
+			s > 0 ? (double)b->dev_images[k] / s : 0);
+		if (cpu)
+			fputs("\n", stderr);
+		else
+			fprintf(stderr, ", busy %.1f ms (%.0f%%)\n", b->dev_ms[k],
+				ms > 0 ? 100 * b->dev_ms[k] / ms : 0);
+	}
 }
 
 // One input: on this thread, its failure left in err for the caller, its status as it was.
@@ -294,6 +316,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	double t0 = now_ms();
 	struct run_dev_opts dopts = { .spec = o->device, .cpu = o->cpu, .verify = o->verify,
 				       .profile = o->time && n == 1, .no_cache = o->no_cache };
+	bool usage = false;
 	pthread_t *tid = NULL;
 	int started = 0;
 	char saved[1024];
@@ -301,23 +324,24 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	status = check_outputs(&b);
 	if (status)
 		return status;
-	if (o->report && !(b.report = report_open(o->report)))
+	if (n > 0 && (size_t)workers > n)
+		workers = (int)n;
+	dopts.pool = workers;
+	// The devices start opening now (a list that names none is a usage error, before any
+	// work), while the first images decode.
+	if (n > 0 && !(b.x.devs = devs_start(&dopts, o->devices, &usage)))
+		return usage ? EXIT_USAGE : EXIT_RUN;
+	if (o->report && !(b.report = report_open(o->report))) {
+		devs_close(b.x.devs);
 		return EXIT_RUN;
+	}
 	if (n == 0)
 		goto done;
-	if ((size_t)workers > n)
-		workers = (int)n;
 	b.x.budget = budget_default();
 	b.x.cores = cores;
-	dopts.pool = workers;
 	pthread_mutex_init(&b.mu, NULL);
 	pthread_mutex_init(&b.x.budget_mu, NULL);
 	pthread_cond_init(&b.x.budget_cv, NULL);
-	b.x.dev = dev_start(&dopts);
-	if (!b.x.dev) {
-		status = EXIT_RUN;
-		goto done;
-	}
 	if (n == 1) {
 		status = run_single(&b);
 		goto done;
@@ -329,6 +353,12 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		goto done;
 	}
 	b.progress = progress_new((long)n, o->progress);
+	b.dev_images = calloc((size_t)devs_count(b.x.devs) + 1, sizeof *b.dev_images);
+	b.dev_ms = calloc((size_t)devs_count(b.x.devs) + 1, sizeof *b.dev_ms);
+	if (!b.dev_ms) { // the totals are only --time's
+		free(b.dev_images);
+		b.dev_images = NULL;
+	}
 	tid = calloc((size_t)workers, sizeof *tid);
 	for (int i = 1; tid && i < workers; i++) {
 		if (pthread_create(&tid[i], NULL, worker, &b) != 0)
@@ -364,7 +394,9 @@ done:
 		status = EXIT_RUN;
 	if (n > 1)
 		err_clear(); // every failure of a batch was reported as it happened
-	dev_close(b.x.dev);
+	devs_close(b.x.devs);
+	free(b.dev_images);
+	free(b.dev_ms);
 	if (n) {
 		pthread_mutex_destroy(&b.mu);
 		pthread_mutex_destroy(&b.x.budget_mu);

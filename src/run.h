@@ -24,6 +24,7 @@ struct run_opts {
 	const char *output; // -o: a path or a template (%n %e %d %i %%); NULL: no image
 	const char *format; // --format, or NULL: by the output's extension
 	const char *device; // --device or CLIMG_DEVICE; NULL: automatic
+	const char *devices; // --devices or CLIMG_DEVICES ("all", or a list); NULL: one device
 	bool cpu, verify, no_cache;
 	bool time, time_json;
 	struct write_opts write;

@@ -52,9 +52,9 @@ static void *open_main(void *arg)
 			ocl_set_cache(o, false);
 	} else if (!d->named && !d->o.verify) {
 		if (none)
-			snprintf(msg, sizeof msg, "no OpenCL device found; using the CPU path");
+			snprintf(msg, sizeof msg, "no OpenCL device found; %s", d->o.then);
 		else
-			snprintf(msg, sizeof msg, "%s; using the CPU path", err_msg());
+			snprintf(msg, sizeof msg, "%s; %s", err_msg(), d->o.then);
 		warn("%s", msg);
 	} else {
 		failed = true;
@@ -83,7 +83,9 @@ struct run_dev *dev_start(const struct run_dev_opts *o)
 	d->o = *o;
 	if (d->o.spec && !*d->o.spec)
 		d->o.spec = NULL;
-	d->named = d->o.spec != NULL;
+	d->named = d->o.spec != NULL && !d->o.then;
+	if (!d->o.then)
+		d->o.then = "using the CPU path";
 	pthread_mutex_init(&d->state_mu, NULL);
 	pthread_cond_init(&d->opened_cv, NULL);
 	pthread_mutex_init(&d->lock, NULL);
@@ -138,7 +140,7 @@ void dev_drop(struct run_dev *d, const char *msg)
 	pthread_mutex_lock(&d->state_mu);
 	if (!d->dropped) {
 		d->dropped = true;
-		warn("%s; using the CPU path", msg);
+		warn("%s; %s", msg, d->o.then);
 	}
 	pthread_mutex_unlock(&d->state_mu);
 }

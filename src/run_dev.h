@@ -21,6 +21,9 @@ struct run_dev_opts {
 	bool profile;     // --time: the queue profiles
 	bool no_cache;    // --no-cache
 	int pool;         // free pinned blocks kept for later images: the images in flight
+	const char *then; // NULL for a run's only device; for one of a set (run_devs.h), what
+	                  // the run does without it, for the warning: its failures then drop
+	                  // it (unless --verify), even though spec names it
 };
 
 struct run_dev;

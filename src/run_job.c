@@ -188,57 +188,100 @@ static int memory_check(const struct plan *c, bool verify)
 // reuse_bytes), as large as the larger of the two, found while the input decodes rather
 // than allocated after the stages. --verify downloads no output. NULL where none can be
 // had: the input is then uploaded from plain memory and the output gets memory of its own.
-static void *pinned_for(struct run_ctx *x, const struct plan *p, size_t *bytes)
+static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan *p,
+			size_t *bytes)
 {
 	size_t in_bytes = geom_bytes(&p->in), out_bytes = x->o->verify ? 0 : geom_bytes(&p->out);
 	void *ptr;
 	*bytes = in_bytes > out_bytes ? in_bytes : out_bytes;
-	dev_lock(x->dev);
-	ptr = dev_pinned_get(x->dev, *bytes);
-	dev_unlock(x->dev);
+	dev_lock(d);
+	ptr = dev_pinned_get(d, *bytes);
+	dev_unlock(d);
 	return ptr;
 }
 
-// Runs the stages on the device, or on the CPU path where there is none or an automatically
-// chosen one fails. 0, -1 with err set, or 1 for a --verify difference (err says where).
-// *dev_error is set when the failure is the device's, for its build log.
-static int job_stages(struct run_ctx *x, struct ocl *dev, const struct plan *plan,
+// Where an image's stages run and what holds its memory: the device taken for it (d, of
+// slot slot in the run's devices; NULL and -1 for the CPU path) and its open handle, and
+// the device whose memory the result is (NULL: plain memory).
+struct job_dev {
+	struct run_dev *d;
+	int slot;
+	struct ocl *dev;
+	struct run_dev *res_dev;
+};
+
+// Runs the stages on the image's device, or on the CPU path where there is none, where an
+// automatically chosen device fails, or where devs_enter sends the image there. A device of
+// a --devices set that fails is dropped and the image redone on another (devs_take), on
+// the CPU path once none is left; jd follows it. 0, -1 with err set, or 1 for a --verify
+// difference (err says where). *dev_error is set when the failure is the device's, for its
+// build log.
+static int job_stages(struct run_ctx *x, struct job_dev *jd, const struct plan *plan,
 		      struct img *in, void **decoded, size_t reuse_bytes, struct pipeline_mem *mem,
 		      struct img *res, struct timing *tm, bool *dev_error)
 {
 	struct run_times *times = tm->stage_ms ? &tm->run : NULL;
-	bool named = dev_named(x->dev);
+	bool named = jd->d && dev_named(jd->d), failed = false;
+	double px = (double)plan->in.w * (double)plan->in.h, t0;
 	int rc;
 
 	if (x->o->verify) {
-		dev_lock(x->dev);
-		rc = pipeline_verify(plan, dev, in, res, times);
-		dev_unlock(x->dev);
+		dev_lock(jd->d);
+		t0 = now_ms();
+		rc = pipeline_verify(plan, jd->dev, in, res, times);
+		tm->device_ms = now_ms() - t0;
+		dev_unlock(jd->d);
+		jd->res_dev = jd->d;
 		*dev_error = rc < 0;
 		return rc;
 	}
-	if (!dev)
-		return pipeline_cpu(plan, in, mem, res, times);
-	dev_lock(x->dev);
-	rc = pipeline_cl(plan, dev, in, reuse_bytes, mem, res, times);
-	if (rc < 0 && !named)
-		dev_drop(x->dev, err_msg()); // one warning, a build log included
-	dev_unlock(x->dev);
-	if (rc < 0 && named) {
-		*dev_error = true;
-		return -1;
-	}
-	if (rc < 0) {
-		// The CPU path gives the same bytes, from the input as decoded.
-		tm->on_cpu = true;
+	for (;;) {
+		if (!jd->dev) {
+			tm->on_cpu = true;
+			return pipeline_cpu(plan, in, mem, res, times);
+		}
+		if (!devs_enter(x->devs, jd->slot, px)) {
+			t0 = now_ms();
+			tm->on_cpu = true;
+			rc = pipeline_cpu(plan, in, mem, res, times);
+			devs_leave(x->devs, -1, rc == 0 ? now_ms() - t0 : 0, px);
+			return rc;
+		}
+		dev_lock(jd->d);
+		t0 = now_ms();
+		rc = pipeline_cl(plan, jd->dev, in, reuse_bytes, mem, res, times);
+		tm->device_ms = now_ms() - t0;
+		if (rc < 0 && !named)
+			devs_drop(x->devs, jd->slot, err_msg()); // one warning, a build log included
+		dev_unlock(jd->d);
+		devs_leave(x->devs, jd->slot, rc == 0 ? tm->device_ms : 0, px);
+		if (rc == 0) {
+			jd->res_dev = jd->d;
+			return 0;
+		}
+		if (named) {
+			*dev_error = true;
+			return -1;
+		}
+		// Every device and the CPU path give the same bytes, from the input as decoded.
+		tm->device_ms = 0;
 		if (*decoded) {
-			dev_free(x->dev, in->data);
+			dev_free(jd->d, in->data);
 			in->data = *decoded;
 			*decoded = NULL;
 		}
-		rc = pipeline_cpu(plan, in, mem, res, times);
+		reuse_bytes = 0;
+		if (!devs_multi(x->devs)) {
+			jd->dev = NULL;
+			continue;
+		}
+		pipeline_mem_free(mem); // made for the device that failed
+		devs_give(x->devs, jd->slot);
+		jd->d = devs_take(x->devs, &jd->slot);
+		jd->dev = jd->d ? dev_get(jd->d, &failed) : NULL;
+		if (failed)
+			return -1;
 	}
-	return rc;
 }
 
 // --expect: compares the chain's result with the golden image the template names for
@@ -276,7 +319,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 {
 	const struct run_opts *o = x->o;
 	struct img_reader *rd = NULL;
-	struct ocl *dev = NULL;
+	struct job_dev jd = { .slot = -1 };
 	struct img in = { 0 }, res = { 0 };
 	struct plan plan = { 0 };
 	struct timing tm = { .t0 = now_ms() };
@@ -285,12 +328,12 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	void *pinned = NULL, *decoded = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
 	int status, rc, expect = 0;
-	bool dev_failed = false, dev_error = false;
+	bool dev_failed = false, dev_error = false, taken = false;
 	double open_end = 0, t0;
 	uint64_t held = 0; // bytes counted in the budget of bytes in flight
 	struct geom g;
 
-	*r = (struct job_result){ 0 };
+	*r = (struct job_result){ .slot = -1 };
 	status = outs_plan(x, input, &r->outs);
 	if (status)
 		goto fail;
@@ -336,11 +379,14 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	}
 	share_now(x);
 	decode_start(&dec, rd, in.data);
-	dev = dev_get(x->dev, &dev_failed);
-	dev_open_times(x->dev, &tm.open_ms, &open_end);
-	if (dev && !pipeline_zero_copy(dev)) {
+	jd.d = devs_take(x->devs, &jd.slot);
+	taken = true;
+	jd.dev = jd.d ? dev_get(jd.d, &dev_failed) : NULL;
+	if (jd.d)
+		dev_open_times(jd.d, &tm.open_ms, &open_end);
+	if (jd.dev && !pipeline_zero_copy(jd.dev)) {
 		t0 = now_ms();
-		pinned = pinned_for(x, &plan, &pinned_bytes);
+		pinned = pinned_for(x, jd.d, &plan, &pinned_bytes);
 		open_end = now_ms();
 		tm.open_ms += open_end - t0;
 	}
@@ -348,8 +394,8 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	// for the CPU path or a zero-copy device, the memory the stages will write. Not having
 	// that memory yet is no error: the run then makes its own, or says why it cannot.
 	if (!dev_failed && dec.started && populate_while_decoding(&dec, in.data, geom_bytes(&g)) &&
-	    (!dev || pipeline_zero_copy(dev)) && !o->verify) {
-		if (pipeline_mem_alloc(&plan, dev, &mem) == 0 &&
+	    (!jd.dev || pipeline_zero_copy(jd.dev)) && !o->verify) {
+		if (pipeline_mem_alloc(&plan, jd.dev, &mem) == 0 &&
 		    populate_while_decoding(&dec, mem.out, mem.bytes))
 			populate_while_decoding(&dec, mem.tmp, mem.bytes);
 	}
@@ -373,7 +419,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		// The output may be downloaded over the input: the CPU path taking over from an
 		// automatically chosen device that fails then needs the decoded image as it was,
 		// so that stays until the device is done; elsewhere it goes now.
-		if (!o->verify && !dev_named(x->dev))
+		if (!o->verify && !dev_named(jd.d))
 			decoded = in.data;
 		else
 			free(in.data);
@@ -383,13 +429,19 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	}
 
 	t0 = now_ms();
-	rc = job_stages(x, dev, &plan, &in, &decoded, reuse_bytes, &mem, &res, &tm, &dev_error);
+	rc = job_stages(x, &jd, &plan, &in, &decoded, reuse_bytes, &mem, &res, &tm, &dev_error);
 	tm.stages_ms = now_ms() - t0;
+	devs_give(x->devs, jd.slot);
+	taken = false;
 	if (rc == 1)
 		status = EXIT_VERIFY;
 	if (rc != 0)
 		goto fail;
-	snprintf(r->device, sizeof r->device, "%s", dev && !tm.on_cpu ? ocl_device_name(dev) : "cpu");
+	r->slot = jd.dev && !tm.on_cpu ? jd.slot : -1;
+	r->device_ms = tm.device_ms;
+	snprintf(r->device, sizeof r->device, "%s",
+		 r->slot < 0 ? "cpu" : devs_multi(x->devs) ? devs_label(x->devs, r->slot)
+							   : ocl_device_name(jd.dev));
 	free(decoded);
 	decoded = NULL;
 
@@ -408,10 +460,12 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		goto fail;
 	tm.encode_ms = now_ms() - t0;
 	if (o->time && x->single) {
-		tm.on_cpu = tm.on_cpu || !dev;
-		dev_lock(x->dev);
-		ocl_build_count(dev, &tm.programs, &tm.programs_cached);
-		dev_unlock(x->dev);
+		tm.on_cpu = tm.on_cpu || !jd.dev;
+		if (jd.d) {
+			dev_lock(jd.d);
+			ocl_build_count(jd.dev, &tm.programs, &tm.programs_cached);
+			dev_unlock(jd.d);
+		}
 		time_report(&tm, &plan, o->time_json);
 	}
 	status = expect ? EXIT_RUN : 0; // what differs is still written, for a look at it
@@ -419,11 +473,11 @@ fail:
 	if (status && !r->skipped) {
 		snprintf(r->error, sizeof r->error, "%s", err_msg());
 		// An OpenCL failure reported as an error: a failed build's log goes with it.
-		if (dev_error && dev) {
-			dev_lock(x->dev);
-			if (ocl_build_log(dev))
-				fputs(ocl_build_log(dev), stderr);
-			dev_unlock(x->dev);
+		if (dev_error && jd.dev) {
+			dev_lock(jd.d);
+			if (ocl_build_log(jd.dev))
+				fputs(ocl_build_log(jd.dev), stderr);
+			dev_unlock(jd.d);
 		}
 		outs_free(&r->outs); // removes what was not committed
 		free(r->sums);
@@ -436,9 +490,11 @@ fail:
 	decode_join(&dec); // a failure while the input was decoding: it must finish first
 	img_reader_close(rd);
 	free(decoded);
-	dev_free(x->dev, in.data);
-	dev_free(x->dev, pinned);
-	dev_free(x->dev, res.data);
+	dev_free(jd.d, in.data);
+	dev_free(jd.d, pinned);
+	dev_free(jd.res_dev, res.data);
+	if (taken)
+		devs_give(x->devs, jd.slot);
 	pipeline_mem_free(&mem);
 	plan_free(&plan);
 	free(tm.stage_ms);

@@ -12,13 +12,13 @@
 #include "jobs.h"
 #include "pipeline.h"
 #include "run.h"
-#include "run_dev.h"
+#include "run_devs.h"
 
 // What every image of the run shares.
 struct run_ctx {
 	const struct run_opts *o;
 	const struct chain *c;
-	struct run_dev *dev;
+	struct run_devs *devs;
 	bool single; // one input: stdout may be an output, and --time reports its phases
 	// the bytes of the images in flight (run.c)
 	pthread_mutex_t budget_mu;
@@ -94,6 +94,7 @@ struct timing {
 	double *stage_ms;
 	int programs, programs_cached; // built for the run; of those, from the binary cache
 	bool on_cpu;          // no device phases to report
+	double device_ms;     // the stages' time holding the device that ran them
 };
 
 // One line per phase on stderr, or one JSON object (run_time.c).
@@ -105,7 +106,9 @@ struct job_result {
 	bool skipped;    // --skip-existing found every output
 	char error[1024]; // the failure's message
 	struct geom g;   // the input's, where known (w 0 otherwise)
-	char device[160]; // the device that computed it ("cpu" for the CPU path), or ""
+	char device[224]; // the device that computed it ("cpu" for the CPU path), or ""
+	int slot;         // its slot in the run's devices (devs_label), -1 the CPU path
+	double device_ms; // the stages' time on that device (holding it)
 	double decode_ms, stages_ms, encode_ms, total_ms;
 	struct job_outs outs;     // paths of the outputs (kept for the report)
 	struct outfile_sum *sums; // 1 + outs.nside entries where asked, else NULL

@@ -150,6 +150,8 @@ const char *ocl_size_str(char buf[32], uint64_t bytes)
 	return buf;
 }
 
+static int device_pick(const struct dev *devs, size_t n, const char *spec, size_t *pick);
+
 int ocl_list_devices(FILE *out)
 {
 	struct dev *devs = NULL;
@@ -160,8 +162,12 @@ int ocl_list_devices(FILE *out)
 	cl_int e;
 	int ret = -1;
 
+	size_t def = 0;
+
 	if (devices_get(&devs, &n) < 0)
 		return -1;
+	if (n > 0 && device_pick(devs, n, NULL, &def) < 0)
+		goto done;
 	if (n == 0 && fprintf(out, "no OpenCL devices\n") < 0) {
 		err_set("cannot write the device list");
 		goto done;
@@ -178,8 +184,8 @@ int ocl_list_devices(FILE *out)
 			ocl_fail(e, "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)");
 			goto done;
 		}
-		if (fprintf(out, "%zu: %s (%s, %s, %s, %s)\n", i, name, type_name(type), plat,
-		            version, ocl_size_str(mem, global_mem)) < 0) {
+		if (fprintf(out, "%zu: %s (%s, %s, %s, %s)%s\n", i, name, type_name(type), plat,
+		            version, ocl_size_str(mem, global_mem), i == def ? " [default]" : "") < 0) {
 			err_set("cannot write the device list");
 			goto done;
 		}
@@ -292,6 +298,24 @@ done:
 	return ret;
 }
 
+int ocl_device_index(const char *spec, size_t *index, size_t *count)
+{
+	struct dev *devs = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (devices_get(&devs, &n) < 0)
+		return -1;
+	*count = n;
+	*index = 0;
+	if (spec && n > 0)
+		rc = device_pick(devs, n, spec, index);
+	else if (spec)
+		rc = err_set("no OpenCL device found");
+	free(devs);
+	return rc;
+}
+
 // Zero-copy's two device properties. Neither query fails ocl_open: the first is deprecated
 // since OpenCL 2.0, and a driver that does not answer it gets the copying path.
 static void host_props(struct ocl *o)
@@ -342,6 +366,7 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	}
 	o->platform = devs[pick].platform;
 	o->device = devs[pick].device;
+	o->index = pick;
 	o->cache_on = true;
 	if (device_type(o->device, &type) < 0)
 		goto fail;

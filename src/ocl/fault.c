@@ -4,7 +4,8 @@
 // of them changes anything when unset:
 //   CLIMG_FAULT_INJECT=N     the Nth counted call fails (below)
 //   CLIMG_FAULT_BUILD=1      every program gets a line that cannot compile, as a driver whose
-//                            compiler rejects our source would
+//                            compiler rejects our source would; with CLIMG_FAULT_DEVICE=N
+//                            only on device N of ocl_list_devices (one of several failing)
 //   CLIMG_FAULT_MAX_ALLOC=N  the device reports a CL_DEVICE_MAX_MEM_ALLOC_SIZE of at most N
 //                            bytes, so a small image exceeds it
 //   CLIMG_FAULT_LOCAL_MEM=N  the device reports a CL_DEVICE_LOCAL_MEM_SIZE of at most N
@@ -78,9 +79,11 @@ bool ocl_fault_set(void)
 	return false;
 }
 
-bool ocl_fault_build(void)
+bool ocl_fault_build(const struct ocl *o)
 {
-	return env_number("CLIMG_FAULT_BUILD") != 0;
+	const char *only = getenv("CLIMG_FAULT_DEVICE");
+	bool this_one = !only || !*only || strtoull(only, NULL, 10) == o->index;
+	return env_number("CLIMG_FAULT_BUILD") != 0 && this_one;
 }
 
 void ocl_fault_limits(struct ocl *o)

@@ -65,6 +65,7 @@ struct ocl {
 	int built, cached;         // programs built by ocl_build; of those, from the cache
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
+	size_t index;              // the device's number in ocl_list_devices
 	char build_opts[128];      // every program's build options (ocl_build_options_set)
 };
 
@@ -91,7 +92,7 @@ bool ocl_fault_hit(void);
 // Whether any CLIMG_FAULT_* switch is set (the binary cache is then off).
 bool ocl_fault_set(void);
 // Whether CLIMG_FAULT_BUILD asks every program to fail to build.
-bool ocl_fault_build(void);
+bool ocl_fault_build(const struct ocl *o);
 // Lowers o's limits to what CLIMG_FAULT_MAX_ALLOC, _LOCAL_MEM and _WORK_GROUP say.
 void ocl_fault_limits(struct ocl *o);
 

@@ -67,7 +67,9 @@ void ocl_programs_drop(struct ocl *o)
 // standard error. While a program builds, descriptor 2 points at a temporary file whose text
 // joins the build log if the build fails and is dropped if it succeeds, so a fallback to the
 // CPU path keeps to its one warning line. Best effort: without a temporary file nothing is
-// diverted.
+// diverted. Descriptor 2 is the process's, so builds on several devices at once (one thread
+// each) take turns from divert to restore (err_stderr_lock, which warn takes too):
+// interleaved, one would restore the other's file.
 struct divert {
 	int saved_fd; // the real stderr while diverted, else -1
 	FILE *tmp;
@@ -76,6 +78,7 @@ struct divert {
 static void stderr_divert(struct divert *d)
 {
 	d->saved_fd = -1;
+	err_stderr_lock();
 	fflush(stderr);
 	d->tmp = tmpfile();
 	if (!d->tmp)
@@ -98,8 +101,10 @@ static char *stderr_restore(struct divert *d)
 	struct stat st;
 	size_t len = 0;
 
-	if (!d->tmp)
+	if (!d->tmp) {
+		err_stderr_unlock();
 		return NULL;
+	}
 	fflush(stderr);
 	dup2(d->saved_fd, STDERR_FILENO);
 	close(d->saved_fd);
@@ -118,6 +123,7 @@ static char *stderr_restore(struct divert *d)
 	}
 	fclose(d->tmp);
 	d->tmp = NULL;
+	err_stderr_unlock();
 	return text;
 }
 
@@ -176,7 +182,7 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 	// adds a second string that cannot compile.
 	const char *text[2] = {src->source,
 	                       "\n#error CLIMG_FAULT_BUILD is set: a test-only build failure\n"};
-	cl_uint count = ocl_fault_build() ? 2 : 1;
+	cl_uint count = ocl_fault_build(o) ? 2 : 1;
 	struct divert div;
 	char *diverted;
 	cl_program prog;
