@@ -267,6 +267,8 @@ static void resize_run_cpu(const void *params, const struct stage_plan *plan, co
 static int resize_run_cl(const void *params, const struct stage_cl *c)
 {
 	(void)params;
+	if (!c->out) // passthrough: the same size, and no tables
+		return 0;
 	const struct resize_tables *t = c->plan->priv;
 	const int ch = c->gin.ch;
 	struct ocl_buf *xb = NULL, *yb = NULL, *tmp = NULL;
@@ -275,8 +277,6 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 	struct resize_round rd = resize_round_for(t->filter);
 	char k1[32], k2[32];
 	int r = -1;
-	if (!c->out) // passthrough: the same size
-		return 0;
 	xb = ocl_buf_const(c->ocl, t->x.data, sizeof(int32_t) * xw * (size_t)t->x.n);
 	yb = ocl_buf_const(c->ocl, t->y.data, sizeof(int32_t) * yw * (size_t)t->y.n);
 	if (!xb || !yb)
