@@ -29,8 +29,23 @@ devices_in() {
 }
 
 need_opencl "the --devices checks" || { return 0 2>/dev/null || exit 0; }
+# PoCL alone, whatever other drivers the machine has (a GPU), so that its two devices are
+# 0 and 1 and the first is the default
+_dv_icd=$(grep -l pocl /etc/OpenCL/vendors/*.icd 2>/dev/null | head -n 1)
+_dv_vendors=${OCL_ICD_VENDORS-}
+_dv_filenames=${OCL_ICD_FILENAMES-}
+if [ -n "$_dv_icd" ]; then
+	mkdir -p "$D/icd"
+	cp "$_dv_icd" "$D/icd/"
+	export OCL_ICD_VENDORS="$D/icd"
+	unset OCL_ICD_FILENAMES
+fi
 if ! POCL_DEVICES="pthread pthread" "$CLIMG" --list-devices | grep -q '^1: .*Portable Computing Language'; then
 	echo "skipping the --devices checks: PoCL does not offer two devices"
+	if [ -n "$_dv_icd" ]; then
+		if [ -n "$_dv_vendors" ]; then export OCL_ICD_VENDORS="$_dv_vendors"; else unset OCL_ICD_VENDORS; fi
+		[ -z "$_dv_filenames" ] || export OCL_ICD_FILENAMES="$_dv_filenames"
+	fi
 	return 0 2>/dev/null || exit 0
 fi
 export POCL_DEVICES="pthread pthread"
@@ -102,3 +117,7 @@ expect_exit 0 "--devices overrides CLIMG_DEVICE" env CLIMG_DEVICE=nosuchdevice "
 	"$D/in/i2.png" grey -o "$D/one2.png"
 check "no output of a usage error" test ! -e "$D/bad"
 unset POCL_DEVICES
+if [ -n "$_dv_icd" ]; then
+	if [ -n "$_dv_vendors" ]; then export OCL_ICD_VENDORS="$_dv_vendors"; else unset OCL_ICD_VENDORS; fi
+	[ -z "$_dv_filenames" ] || export OCL_ICD_FILENAMES="$_dv_filenames"
+fi
