@@ -62,10 +62,11 @@ _climg_run()
 
 # _climg_options: each option of `climg --help`, one a line, followed by " V" when it takes
 # a value (the help shows it as an upper-case word: "--format FMT"); "--time[=json]" gives
-# --time and --time=json.
+# --time and --time=json. An option's line starts it within 8 columns; a description's
+# continuation line, indented further, may mention options without being one.
 _climg_options()
 {
-	_climg_run --help | awk '/^ +-/ {
+	_climg_run --help | awk '/^ +-/ && index($0, "-") <= 8 {
 		n = 0
 		v = ""
 		for (i = 1; i <= NF; i++) {

@@ -87,7 +87,7 @@ static const char usage_text[] =
 	"      --progress         draw the progress line even when stderr is no terminal\n"
 	"      --devices LIST     spread the batch over devices: all (every device, and the\n"
 	"                         CPU path when the devices are the wait), or numbers from\n"
-	"                         --list-devices and parts of names, comma-separated (also\n"
+	"                         --list-devices, or parts of names, comma-separated (also\n"
 	"                         $CLIMG_DEVICES); excludes --device and --cpu\n"
 	"      --list-devices     list OpenCL devices (the default one marked) and exit\n"
 	"      --list-stages      list stages and exit\n"
