@@ -159,8 +159,9 @@ testdata: tests/imgtool
 # (not ours) are suppressed by tests/lsan.supp. use_sigaltstack=0: PoCL's LLVM replaces the
 # alternate signal stack of the thread that first opens it with one of its own, which
 # AddressSanitizer then fails to unmap when that thread (the run layer's device opener)
-# exits; the sanitizer's own signal stack is not needed for the reports. tests/asan-run.sh runs the suite, once more
-# only when LeakSanitizer's tracer itself crashed and nothing else was reported.
+# exits; the sanitizer's own signal stack is not needed for the reports. tests/asan-run.sh
+# runs the suite, once more only when LeakSanitizer's tracer itself crashed and nothing else
+# was reported.
 SAN_CC     ?= clang
 SAN_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow \
               -fno-sanitize-recover=all
