@@ -228,7 +228,8 @@ static int add_dir(struct job_list *l, const char *root)
 
 	if (walk(root, "", &found) != 0)
 		goto done;
-	qsort(found.v, found.n, sizeof(*found.v), cmp_names);
+	if (found.n > 1) // qsort takes no NULL array, which an empty directory leaves
+		qsort(found.v, found.n, sizeof(*found.v), cmp_names);
 	for (size_t i = 0; i < found.n; i++) {
 		const char *rel = found.v[i], *slash = strrchr(rel, '/');
 		char *path = join(root, rel);
