@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: jobs SCRATCHDIR\n");
 		return 2;
 	}
+	// A test run in the background of a script starts with SIGINT and SIGTERM possibly
+	// ignored, and outfile keeps an ignored signal ignored: the signal checks need the
+	// default back before the first output installs outfile's handlers.
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	scratch = argv[1];
 	test_walk();
 	test_named_files();
