@@ -3,7 +3,7 @@
 # The whole test suite: the C unit tests, then every tests/t-*.sh file. The last line reads
 # "N passed, N failed"; the exit status is 0 only when nothing failed.
 # Arguments (e.g. `sh tests/run.sh tests/t-cli.sh`) run only those files after the unit tests.
-# JOBS=N runs up to N test files at once (default 1).
+# JOBS=N runs up to N test files at once (default 1). Each file's time is printed after it.
 cd "$(dirname "$0")/.." || exit 1
 # The binaries under test; `make check-asan` points these at its sanitized build.
 CLIMG=$(realpath "${CLIMG:-climg}")
@@ -23,7 +23,9 @@ c_checks unit "$T/unit.out" "$UNIT"
 if [ "${JOBS:-1}" -le 1 ]; then
 	for t in "$@"; do
 		echo "== $t"
+		t_start=$(date +%s)
 		. "./$t"
+		echo "-- $t: $(($(date +%s) - t_start)) s"
 	done
 else
 	# JOBS=N (make check-asan sets 2): up to N files at once, each in a subshell with its
@@ -38,7 +40,9 @@ else
 			pass=0
 			fail=0
 			echo "== $t"
+			t_start=$(date +%s)
 			. "./$t"
+			echo "-- $t: $(($(date +%s) - t_start)) s"
 			echo "$pass $fail" >"$T/counts"
 		) >"$T/job$i.log" 2>&1 &
 		running="$running $!"
