@@ -271,8 +271,9 @@ static int split_inputs(struct options *o)
 }
 
 // The job list: the inputs named on the command line or listed in --files-from, directories
-// walked, then this process's shard. 0 or an exit status with err set.
-static int make_jobs(const struct options *o, struct job_list *l)
+// walked, then this process's shard, once the whole list's outputs are checked (see
+// run_check_outputs). 0 or an exit status with err set.
+static int make_jobs(const struct options *o, const struct chain *c, struct job_list *l)
 {
 	int rc = o->files_from ? jobs_add_list(l, o->files_from, o->null)
 			       : jobs_add_args(l, o->ninputs, o->pos);
@@ -282,8 +283,12 @@ static int make_jobs(const struct options *o, struct job_list *l)
 		err_set("no input images%s", o->files_from ? " in the list" : " under the directories given");
 		return EXIT_RUN;
 	}
-	if (o->shard_n)
+	if (o->shard_n) {
+		rc = run_check_outputs(&o->run, c, l->v, l->n);
+		if (rc)
+			return rc;
 		jobs_shard(l, o->shard_k, o->shard_n);
+	}
 	return 0;
 }
 
@@ -468,7 +473,7 @@ int main(int argc, char **argv)
 		status = run_list_devices(stdout) < 0 ? EXIT_RUN : 0;
 	else if (chain_parse(&chain, o.nstages, o.stages) < 0)
 		status = EXIT_USAGE;
-	else if (!(status = make_jobs(&o, &jobs))) {
+	else if (!(status = make_jobs(&o, &chain, &jobs))) {
 		o.run.progress = o.progress_forced || (!err_quiet && isatty(STDERR_FILENO));
 		status = run_batch(&o.run, &chain, jobs.v, jobs.n);
 	}

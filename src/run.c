@@ -303,6 +303,14 @@ static int check_outputs(struct batch *b)
 	return rc;
 }
 
+int run_check_outputs(const struct run_opts *o, const struct chain *c,
+		      const struct job_input *in, size_t n)
+{
+	struct batch b = { .x = { .o = o, .c = c, .single = n == 1 }, .in = in, .n = n };
+
+	return check_outputs(&b);
+}
+
 int run_list_devices(FILE *out)
 {
 	return ocl_list_devices(out);

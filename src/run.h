@@ -47,6 +47,13 @@ struct run_opts {
 int run_batch(const struct run_opts *o, const struct chain *c, const struct job_input *in,
 	      size_t n);
 
+// The checks run_batch makes before any work (templates, two inputs writing one file,
+// output formats), over inputs in[0..n): main runs them over the whole list before it keeps
+// one --shard, so that the shards of a list refuse what one process would refuse and no two
+// shards write the same file. 0, or EXIT_USAGE with err set.
+int run_check_outputs(const struct run_opts *o, const struct chain *c,
+		      const struct job_input *in, size_t n);
+
 // Lists the OpenCL devices (--list-devices; see ocl_list_devices). -1 with err set.
 int run_list_devices(FILE *out);
 
