@@ -231,6 +231,16 @@ check-fresh:
 
 .PHONY: check-fresh
 
+# check-cluster: the man page's recipes for many machines, run through real engines on this
+# one machine: a one-node Slurm cluster (munged, slurmctld, slurmd on loopback) runs a job
+# array of shards, GNU parallel runs shards over ssh to an sshd on loopback; a worker of each
+# is killed mid-shard and the rerun must complete the set, equal to an unsharded run.
+# Root, and the packages of `sh tools/install-deps.sh --dev`; tools/check-cluster.sh.
+check-cluster: $(OUT)climg $(OUT)tests/imgtool
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool sh tools/check-cluster.sh
+
+.PHONY: check-cluster
+
 # ---- install (GNU conventions: DESTDIR, prefix and the directory variables) -------------------
 # `make install PREFIX=/usr DESTDIR=/tmp/stage` installs the binary, the man page and the bash
 # completion under /tmp/stage/usr; `make uninstall` with the same variables removes them.

@@ -25,3 +25,11 @@ check "every source file has an SPDX line" sh -c '! for f in $(git ls-files "*.c
 # OpenCL C has no variadic macros: NVIDIA's compiler refuses them, PoCL's (which CI runs)
 # takes them, so only this check stops one before a GPU does.
 check_not "kernels define no variadic macro" grep -n '^#define [A-Za-z_0-9]*([^)]*[.][.][.])' kernels/*.cl kernels/*.clh
+# The recipes of climg(1)'s "Many machines" are the ones tools/check-cluster.sh runs: each
+# line of their .nf blocks, unescaped, appears in it as written.
+sed -n '/^\.\\" check-cluster: begin/,/^\.\\" check-cluster: end/p' man/climg.1 |
+	awk '/^\.nf/ { f = 1; next } /^\.fi/ { f = 0 } f' | sed -e 's/\\-/-/g' -e 's/\\e/\\/g' >"$T/recipes"
+check "the man page has the recipes for many machines" test "$(wc -l <"$T/recipes")" -ge 9
+while IFS= read -r line; do
+	check "tools/check-cluster.sh runs the man page's recipe: $line" grep -qF -- "$line" tools/check-cluster.sh
+done <"$T/recipes"
