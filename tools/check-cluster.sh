@@ -165,7 +165,7 @@ trap 'bad "interrupted"; exit 1' INT TERM HUP
 # ---- what it needs -------------------------------------------------------------------------
 
 [ "$(id -u)" = 0 ] || fatal "check-cluster runs as root (slurmd and sshd need it)"
-for c in munged munge unmunge slurmctld slurmd sbatch squeue scancel scontrol sinfo sshd ssh \
+for c in mungekey munged munge unmunge slurmctld slurmd sbatch squeue scancel scontrol sinfo sshd ssh \
 	ssh-keygen parallel jq perl pgrep timeout sha256sum; do
 	command -v "$c" >/dev/null ||
 		fatal "$c is not installed (sh tools/install-deps.sh --dev installs what check-cluster needs)"
