@@ -195,8 +195,9 @@ check-asan:
 
 # check-valgrind: the CPU path under valgrind memcheck (tests/valgrind.sh): no errors, no
 # definite leaks.
-check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(REPLAY_BINS)
-	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
+check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(OUT)tests/metatool $(REPLAY_BINS)
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+		FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
 
 # fuzz: builds the libFuzzer targets (tests/fuzz/fuzz-*.c) with clang into build-fuzz/ and
 # runs each for FUZZ_SECONDS on a corpus seeded by tests/fuzz/make-seeds.sh. New crashes
