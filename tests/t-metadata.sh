@@ -113,6 +113,23 @@ check_not "a $n-byte Exif block: not in the JPEG" "$METATOOL" get-exif "$D/o.jpg
 "$METATOOL" get-exif "$D/o.png" "$D/got.exif"
 check "a $n-byte Exif block: in the PNG as it was" cmp "$D/got.exif" "$D/want.exif"
 
+# a JPEG large enough to be encoded in strips on several threads: the metadata goes into
+# the first strip's headers, the same bytes whatever the thread count
+"$IMGTOOL" make 1500 900 3 photo:4 "$D/large.png"
+"$METATOOL" add-icc "$D/big.icc" "$D/large.png" "$D/tmp.png"
+"$METATOOL" add-exif o=8,be "$D/tmp.png" "$D/large-meta.png"
+"$METATOOL" get-exif "$D/large-meta.png" "$D/want.exif"
+CLIMG_THREADS=4 "$CLIMG" --cpu "$D/large-meta.png" -o "$D/l4.jpg" invert
+CLIMG_THREADS=1 "$CLIMG" --cpu "$D/large-meta.png" -o "$D/l1.jpg" invert
+CLIMG_THREADS=4 "$CLIMG" --cpu --strip "$D/large-meta.png" -o "$D/ls.jpg" invert
+check "strips with metadata: the same bytes on 1 and 4 threads" cmp "$D/l1.jpg" "$D/l4.jpg"
+has_icc "strips with metadata: the profile" "$D/l4.jpg" "$D/big.icc"
+"$METATOOL" get-exif "$D/l4.jpg" "$D/got.exif"
+check "strips with metadata: the Exif block" cmp "$D/got.exif" "$D/want.exif"
+same_pixels "strips with metadata: the pixels of --strip's" "$D/l4.jpg" "$D/ls.jpg"
+check "strips with metadata: restart markers (written in strips)" \
+	test "$(od -An -tx1 -v "$D/l4.jpg" | tr -d ' \n' | grep -o 'ffdd0004' | wc -l)" = 1
+
 # a batch: each image keeps its own profile and tag
 mkdir -p "$D/batch"
 "$METATOOL" add-icc "$D/rgb2.icc" "$D/c.jpg" "$D/tmp.jpg"
