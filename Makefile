@@ -78,8 +78,9 @@ $(B)/kernels.o: $(B)/kernels.c
 # without libFuzzer, so the suite replays them with gcc too.
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
-TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/kernels \
-                $(OUT)tests/jobs $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so $(REPLAY_BINS)
+TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/metatool $(OUT)tests/codec \
+                $(OUT)tests/kernels $(OUT)tests/jobs $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so \
+                $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -93,6 +94,12 @@ $(OUT)tests/jobs: $(B)/tests/jobs.o $(B)/tests/jobs_out.o $(LIB_OBJ)
 $(OUT)tests/imgtool: $(B)/tests/imgtool.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Image metadata made and read back on its own, with zlib alone (tests/t-metadata.sh,
+# tests/t-autoorient.sh).
+$(OUT)tests/metatool: $(B)/tests/metatool.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz
 
 $(OUT)tests/fuzz/replay-%: $(B)/tests/fuzz/fuzz-%.o $(B)/tests/fuzz/replay.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -119,8 +126,8 @@ $(OUT)tests/kernels: $(B)/tests/kernels.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
-	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
-	CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+	UNIT=$(OUT)tests/unit CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
 	JOBSTEST=$(OUT)tests/jobs FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
 	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
@@ -179,6 +186,7 @@ check-asan:
 	$(MAKE) B=build-asan OUT=build-asan/ CC=$(SAN_CC) CFLAGS="$(SAN_FLAGS)" \
 		build-asan/climg $(TEST_BINS:$(OUT)%=build-asan/%) build-asan/tools/bench
 	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
+		METATOOL=build-asan/tests/metatool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
 		CODEC=build-asan/tests/codec KERNELS=build-asan/tests/kernels \
 		JOBSTEST=build-asan/tests/jobs BENCH=build-asan/tools/bench \
@@ -187,8 +195,9 @@ check-asan:
 
 # check-valgrind: the CPU path under valgrind memcheck (tests/valgrind.sh): no errors, no
 # definite leaks.
-check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(REPLAY_BINS)
-	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
+check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(OUT)tests/metatool $(REPLAY_BINS)
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+		FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
 
 # fuzz: builds the libFuzzer targets (tests/fuzz/fuzz-*.c) with clang into build-fuzz/ and
 # runs each for FUZZ_SECONDS on a corpus seeded by tests/fuzz/make-seeds.sh. New crashes
@@ -205,8 +214,9 @@ build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c FORCE
 
 lib-objs: $(LIB_OBJ)
 
-fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool
-	CLIMG=$(abspath $(OUT)climg) IMGTOOL=$(OUT)tests/imgtool sh tests/fuzz/make-seeds.sh build-fuzz/seeds
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool $(OUT)tests/metatool
+	CLIMG=$(abspath $(OUT)climg) IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+		sh tests/fuzz/make-seeds.sh build-fuzz/seeds
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build-fuzz/corpus/$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \

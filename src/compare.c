@@ -203,8 +203,8 @@ void cmp_images(const struct img *a, const struct img *b, const struct cmp_opts 
 	int ntasks;
 
 	memset(r, 0, sizeof *r);
-	r->a = (struct geom){ a->w, a->h, a->ch };
-	r->b = (struct geom){ b->w, b->h, b->ch };
+	r->a = (struct geom){ a->w, a->h, a->ch, 0 };
+	r->b = (struct geom){ b->w, b->h, b->ch, 0 };
 	for (int c = 0; c < 4; c++)
 		r->max_x[c] = r->max_y[c] = -1;
 	if (a->w != b->w || a->h != b->h || a->ch != b->ch) {

@@ -59,6 +59,9 @@ static const char usage_text[] =
 	"                         (and the histogram counts at the end)\n"
 	"      --quality N        JPEG quality 1-100 (default 90)\n"
 	"      --png-level N      PNG compression 0 (none) to 9 (smallest, slow), default 6\n"
+	"      --strip            write no metadata: PNG and JPEG output otherwise keep the\n"
+	"                         input's ICC profile and Exif block (orientation 1 after\n"
+	"                         autoorient)\n"
 	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
 	"                         (default 268435456)\n"
 	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
@@ -147,6 +150,10 @@ static const char usage_text[] =
 	"  transverse             mirror about the anti-diagonal: out(x, y) = in(W-1-y, H-1-x)\n"
 	"  flip                   mirror top to bottom: out(x, y) = in(x, H-1-y)\n"
 	"  flop                   mirror left to right: out(x, y) = in(W-1-x, y)\n"
+	"  autoorient             turn as the input's Exif Orientation tag says, as Pillow's\n"
+	"                         exif_transpose: 2 flop, 3 rotate:180, 4 flip, 5 transpose,\n"
+	"                         6 rotate:90, 7 transverse, 8 rotate:270; 1 or no tag passes\n"
+	"                         through. The tag is 1 afterwards\n"
 	"  invert                 negative: v' = 255 - v per colour channel, alpha kept\n"
 	"  threshold:T            per colour channel v' = 255 if v > T else 0 (T 0-255), alpha\n"
 	"                         kept (cv2.threshold THRESH_BINARY)\n"
@@ -391,6 +398,8 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->run.verify = true;
 		else if (FLAG(NULL, "--no-cache"))
 			o->run.no_cache = true;
+		else if (FLAG(NULL, "--strip"))
+			o->run.strip = true;
 		else if (FLAG("-q", "--quiet"))
 			err_quiet = 1;
 		else if (FLAG(NULL, "--list-devices"))

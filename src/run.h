@@ -26,6 +26,7 @@ struct run_opts {
 	const char *device; // --device or CLIMG_DEVICE; NULL: automatic
 	const char *devices; // --devices or CLIMG_DEVICES ("all", or a list); NULL: one device
 	bool cpu, verify, no_cache;
+	bool strip; // --strip: the output gets none of the input's metadata (write.meta)
 	bool time, time_json;
 	struct write_opts write;
 	struct io_limits limits;

@@ -325,6 +325,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	struct timing tm = { .t0 = now_ms() };
 	struct decode_job dec = { 0 };
 	struct pipeline_mem mem = { 0 };
+	struct img_meta meta = { 0 };
 	void *pinned = NULL, *decoded = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
 	int status, rc, expect = 0;
@@ -351,6 +352,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	if (!rd)
 		goto fail;
 	g = img_reader_geom(rd);
+	img_reader_meta_take(rd, &meta);
 	r->g = g;
 	if (plan_make(&plan, x->c, &g, o->limits.max_pixels) < 0) {
 		status = EXIT_USAGE;
@@ -456,7 +458,8 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 			goto fail;
 		}
 	}
-	if (outs_write(&r->outs, o, &plan, &res, r->sums) < 0)
+	img_meta_orient(&meta, plan.out.orient); // 1 after autoorient
+	if (outs_write(&r->outs, o, &plan, &res, &meta, r->sums) < 0)
 		goto fail;
 	tm.encode_ms = now_ms() - t0;
 	if (o->time && x->single) {
@@ -496,6 +499,7 @@ fail:
 	if (taken)
 		devs_give(x->devs, jd.slot);
 	pipeline_mem_free(&mem);
+	img_meta_free(&meta);
 	plan_free(&plan);
 	free(tm.stage_ms);
 	if (held)

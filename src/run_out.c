@@ -228,16 +228,18 @@ static int commit_one(struct outfile **f, struct outfile_sum *sum)
 }
 
 int outs_write(struct job_outs *j, const struct run_opts *o, const struct plan *p,
-	       const struct img *res, struct outfile_sum *sums)
+	       const struct img *res, const struct img_meta *meta, struct outfile_sum *sums)
 {
+	struct write_opts w = o->write;
 	int drops_alpha = 0;
+	w.meta = o->strip ? NULL : meta;
 	if (j->f) {
 		if (img_format_check(j->fmt, res->ch, &drops_alpha) < 0)
 			return err_prefix("%s", j->path);
 		if (drops_alpha)
 			warn("%s output has no alpha channel; alpha dropped",
 			     img_format_name(j->fmt));
-		if (img_encode(j->f, j->fmt, res, &o->write) < 0)
+		if (img_encode(j->f, j->fmt, res, &w) < 0)
 			return -1; // aborted by outs_free: the temporary file goes
 	}
 	if (side_write(j, p, &o->write) < 0)

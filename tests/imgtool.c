@@ -59,7 +59,7 @@
 #include "../src/io/io.h"
 
 static struct io_limits limits = {268435456, (uint64_t)1 << 30};
-static struct write_opts wopts = {90, 6};
+static struct write_opts wopts = {90, 6, NULL};
 static enum img_format force_fmt = FMT_NONE;
 static int kill_sig;
 

@@ -125,7 +125,7 @@ static void verify(struct ocl *o, const struct img *im, const char *const *token
 	struct chain c = { 0 };
 	struct plan p = { 0 };
 	struct img out = { 0 };
-	struct geom g = { im->w, im->h, im->ch };
+	struct geom g = { im->w, im->h, im->ch, 0 };
 	struct ocl_program_id programs[8];
 	int n = 0, np, rc = -1;
 

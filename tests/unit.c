@@ -107,7 +107,7 @@ static struct img run_chain(int n, const char **tokens, const struct img *in)
 	struct chain c;
 	struct plan p;
 	struct img out = { 0 };
-	struct geom g = { in->w, in->h, in->ch };
+	struct geom g = { in->w, in->h, in->ch, 0 };
 	if (chain_parse(&c, n, (char **)tokens) < 0 || plan_make(&p, &c, &g, 0) < 0 ||
 	    pipeline_cpu(&p, in, NULL, &out, NULL) < 0) {
 		printf("FAIL run_chain: %s\n", err_msg());
@@ -782,7 +782,7 @@ static void test_convolve_errors(void)
 	struct chain c;
 	struct plan p = { 0 };
 	char *t = tok;
-	struct geom huge = { 65535, 65535, 3 }, fine = { 1000, 1000, 4 };
+	struct geom huge = { 65535, 65535, 3, 0 }, fine = { 1000, 1000, 4, 0 };
 	CHECK("31x31 kernel parses", chain_parse(&c, 1, &t) == 0);
 	CHECK("31x31 kernel on 65535x65535 is over the work limit",
 	      plan_make(&p, &c, &huge, 0) < 0 && strstr(err_msg(), "over the limit of 2^40"));
@@ -801,7 +801,7 @@ static void test_plan(void)
 	struct chain c;
 	struct plan p, q;
 	const char *t[] = { "rotate:90", "grey", "transpose", "rotate:180" };
-	struct geom g = { 7, 5, 4 }, g2 = { 3, 2, 1 };
+	struct geom g = { 7, 5, 4, 0 }, g2 = { 3, 2, 1, 0 };
 	CHECK("plan parses", chain_parse(&c, 4, (char **)t) == 0);
 	CHECK("plan runs", plan_make(&p, &c, &g, 0) == 0);
 	CHECK("plan stage 1 output 5x7x4", p.st[0].plan.out.w == 5 && p.st[0].plan.out.h == 7 && p.st[0].plan.out.ch == 4);
@@ -878,7 +878,7 @@ static int rotate_size(const char *token, int w, int h, int *ow, int *oh)
 	struct chain c;
 	struct plan p;
 	char *t = (char *)token;
-	struct geom g = { w, h, 3 };
+	struct geom g = { w, h, 3, 0 };
 	if (chain_parse(&c, 1, &t) < 0)
 		return -1;
 	int rc = plan_make(&p, &c, &g, 0);
@@ -1183,7 +1183,7 @@ static void test_rotate_roundtrip(void)
 static int run_kept(struct chain *c, struct plan *p, int n, const char **tokens,
 		    const struct img *in, struct img *out)
 {
-	struct geom g = { in->w, in->h, in->ch };
+	struct geom g = { in->w, in->h, in->ch, 0 };
 	if (chain_parse(c, n, (char **)tokens) < 0)
 		return -1;
 	if (plan_make(p, c, &g, 0) < 0 || pipeline_cpu(p, in, NULL, out, NULL) < 0) {
@@ -1209,7 +1209,7 @@ static void test_pipeline_cpu_mem(void)
 	static const int writers[] = { 0, 1, 2, 3 };
 	uint8_t px[11 * 7 * 3];
 	struct img in = { 11, 7, 3, px };
-	struct geom g = { 11, 7, 3 };
+	struct geom g = { 11, 7, 3, 0 };
 	uint32_t v = 99;
 
 	for (size_t i = 0; i < sizeof px; i++) {
@@ -1454,7 +1454,7 @@ static int grow_parse(void *params, int argc, char **argv)
 static int grow_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	(void)params;
-	plan->out = (struct geom){ in->w * 2, in->h * 2, in->ch };
+	plan->out = (struct geom){ in->w * 2, in->h * 2, in->ch, in->orient };
 	return 0;
 }
 
@@ -1489,7 +1489,7 @@ static void test_limits(void)
 	struct chain ch;
 	struct plan c = { 0 };
 	struct chain_stage st[16];
-	struct geom g = { 100, 50, 3 };
+	struct geom g = { 100, 50, 3, 0 };
 
 	// 100x50 -> 200x100 -> 400x200 -> ... -> 102400x51200 after 10 doublings
 	grow_chain(&ch, st, 9, 0);
@@ -1509,8 +1509,8 @@ static void test_limits(void)
 	CHECK("growth one pixel past --max-pixels is refused", plan_make(&c, &ch, &g, grow_max_pixels) < 0);
 	CHECK("--max-pixels message", !strcmp(err_msg(), "grow: the output would be 400x200 = 80000 pixels, more than --max-pixels 79999"));
 	grow_chain(&ch, st, 1, 0);
-	CHECK("an empty input is refused by the plan", plan_make(&c, &ch, &(struct geom){ 0, 5, 3 }, grow_max_pixels) < 0);
-	CHECK("5 channels are refused by the plan", plan_make(&c, &ch, &(struct geom){ 5, 5, 5 }, grow_max_pixels) < 0);
+	CHECK("an empty input is refused by the plan", plan_make(&c, &ch, &(struct geom){ 0, 5, 3, 0 }, grow_max_pixels) < 0);
+	CHECK("5 channels are refused by the plan", plan_make(&c, &ch, &(struct geom){ 5, 5, 5, 0 }, grow_max_pixels) < 0);
 
 	// the number of stages
 	static char *many[CHAIN_MAX_STAGES + 1];
@@ -1561,7 +1561,7 @@ static void test_pipeline_cl(void)
 		{ "histogram", "rotate:90", "convolve:box", "histogram", "rotate:-30", "transpose" },
 	};
 	const char *env = getenv("CLIMG_ZERO_COPY");
-	struct geom g = { 13, 7, 3 };
+	struct geom g = { 13, 7, 3, 0 };
 	uint8_t ref[13 * 7 * 3], *aligned = NULL, *raw = malloc(sizeof ref + 1);
 	int none = 0;
 	struct ocl *o = ocl_open(NULL, &none);

@@ -74,7 +74,7 @@ static int crop_plan(const void *params, const struct geom *in, struct stage_pla
 	if (p->w > in->w || p->h > in->h || x < 0 || y < 0 || x + p->w > in->w ||
 	    y + p->h > in->h)
 		return err_set("crop: the rectangle reaches outside the %dx%d image", in->w, in->h);
-	plan->out = (struct geom){ (int)p->w, (int)p->h, in->ch };
+	plan->out = (struct geom){ (int)p->w, (int)p->h, in->ch, in->orient };
 	plan->passthrough = false;
 	return 0;
 }
@@ -85,7 +85,7 @@ static void crop_run_cpu(const void *params, const struct stage_plan *plan, cons
 	(void)plan;
 	long x, y;
 	size_t row = (size_t)out->w * out->ch;
-	crop_origin(params, &(struct geom){ in->w, in->h, in->ch }, &x, &y);
+	crop_origin(params, &(struct geom){ in->w, in->h, in->ch, 0 }, &x, &y);
 	for (int r = 0; r < out->h; r++)
 		memcpy(out->data + (size_t)r * row,
 		       in->data + (((size_t)y + r) * in->w + (size_t)x) * in->ch, row);

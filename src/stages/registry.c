@@ -4,6 +4,7 @@
 
 #include "stage.h"
 
+extern const struct stage_ops stage_autoorient;
 extern const struct stage_ops stage_convolve;
 extern const struct stage_ops stage_crop;
 extern const struct stage_ops stage_equalize;
@@ -27,6 +28,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_transverse,
 	&stage_flip,
 	&stage_flop,
+	&stage_autoorient,
 	&stage_crop,
 	&stage_invert,
 	&stage_threshold,

@@ -147,7 +147,7 @@ static int resize_plan(const void *params, const struct geom *in, struct stage_p
 	}
 	if (w > IMG_MAX_SIDE || h > IMG_MAX_SIDE)
 		return err_set("resize: %ldx%ld is more than %d pixels a side", w, h, IMG_MAX_SIDE);
-	plan->out = (struct geom){ (int)w, (int)h, in->ch };
+	plan->out = (struct geom){ (int)w, (int)h, in->ch, in->orient };
 	// the same size is the input, as with Pillow (which then copies) and OpenCV
 	plan->passthrough = w == in->w && h == in->h;
 	if (plan->passthrough)

@@ -402,7 +402,7 @@ static void rotate_cpu(const void *params, const struct stage_plan *plan, const 
 		       struct img *out)
 {
 	const struct rotate_params *p = params;
-	struct geom g = { in->w, in->h, in->ch };
+	struct geom g = { in->w, in->h, in->ch, 0 };
 	if (out && use_mapping(p, &g)) {
 		struct rotate_map m = map_of(p, in->ch);
 		rotate_map_cpu(&m, in, out);

@@ -43,6 +43,8 @@ struct stage_plan {
 	                   // tables), read by the runs, freed by free_plan; NULL for none. A
 	                   // plan never writes params: one chain is planned for many images
 	                   // at once.
+	const char *program; // the OpenCL program run_cl needs for this geometry where that
+	                     // is not the stage's (stage_ops.program), else NULL
 };
 
 // How many copies of its side output plan p has on the device, and their bytes.

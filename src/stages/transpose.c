@@ -20,7 +20,7 @@ static int transpose_parse(void *params, int argc, char **argv)
 static int transpose_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	(void)params;
-	plan->out = (struct geom){ in->h, in->w, in->ch };
+	plan->out = (struct geom){ in->h, in->w, in->ch, in->orient };
 	plan->passthrough = false;
 	return 0;
 }
