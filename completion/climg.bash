@@ -191,6 +191,7 @@ _climg_stage()
 		;;
 	grey) ((n == 1)) && _climg_add "$base" bt601 bt709 avg ;;
 	histogram) _climg_add "$base" plot= scale= ;;
+	stats) ((n == 1)) && _climg_files "$base" ;;
 	esac
 }
 

@@ -2,7 +2,7 @@
 // Both kernel families on one device: every stage whose kernels come in a variant for CPU
 // devices and one for GPUs (ocl_cpu_kernels), run with the family named on the command line
 // whatever the device's type, against the CPU path byte for byte (pipeline_verify: the image
-// after every stage, the histogram counts at the end), on sizes around the kernels' blocks,
+// after every stage, the histogram counts and the stats sums at the end), on sizes around the kernels' blocks,
 // tiles and slices with 1-4 channels. So CI on PoCL keeps the GPU kernels tested, and a GPU
 // machine the CPU ones. Prints one "PASS name" or "FAIL name: ..." line per check, as
 // tests/unit.c does; tests/t-kernels.sh runs it.
@@ -50,6 +50,7 @@ static const char *const chains[][6] = {
 	{ "grey" },
 	{ "grey:avg" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },
+	{ "stats", "grey", "stats", "rotate:90", "stats" },
 	// the mapping (any angle): bilinear with and without alpha, nearest; the tile kernels'
 	// orders of work: along output columns (|sin| <= |cos|, shear up or down, 45 degrees)
 	// and along output rows (|sin| > |cos|, the 90 degrees of a crop on a non-square image)
@@ -204,12 +205,13 @@ int main(int argc, char **argv)
 				verify(o, &im, chains[k], name);
 			}
 			image_free(&im);
-			// one value everywhere: one histogram bin takes every count
+			// one value everywhere: one histogram bin takes every count, and every
+			// minimum is the maximum
 			if (image_make(&im, sizes[s].w, sizes[s].h, ch, 1, true) < 0)
 				goto fail;
-			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram",
+			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram stats",
 				 argv[1], im.w, im.h, ch);
-			verify(o, &im, (const char *const[]){ "histogram", NULL }, name);
+			verify(o, &im, (const char *const[]){ "histogram", "stats", NULL }, name);
 			image_free(&im);
 		}
 	}
