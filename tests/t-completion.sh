@@ -77,6 +77,7 @@ for o in -o -d -q -h --time=json; do
 	check "completes option $o" grep -Fxq -- "$o" "$cp_d/got"
 done
 cp_is "a prefix picks the options" "--li" --list-devices --list-stages
+cp_is "an option --help describes twice is offered once" "--devic" --device --devices
 cp_is "--time= completes its value (after '=', as readline replaces)" "--time=" json
 cp_is "--format's values" "rgb.png --format " png jpeg bmp tga pgm ppm
 cp_is "--format= with a prefix" "rgb.png --format=p" png pgm ppm
