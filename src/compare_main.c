@@ -6,8 +6,9 @@
 //
 // The device is used only where --device (or CLIMG_DEVICE) names one, or --verify asks for
 // both: a comparison reads each image once, which the CPU path does in less time than it
-// takes to open a device and hand it the images, and with less memory; the integers, and
-// so every metric, are the same.
+// takes to open a device and hand it the images, and with less memory (docs/BENCHMARKS.md,
+// "climg compare against odiff and ImageMagick"); the integers, and so every metric, are
+// the same.
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
