@@ -155,6 +155,11 @@ bench-e2e: climg tests/imgtool
 bench-batch: climg tests/imgtool
 	sh tools/bench-batch.sh
 
+# `make bench-compare`: climg compare against odiff and ImageMagick's compare, where they are
+# installed, on two 20 MP PNGs (tools/bench-compare.sh; BENCH_RUNS, BENCH_DIR).
+bench-compare: climg tests/imgtool
+	sh tools/bench-compare.sh
+
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
 	sh tests/make-testdata.sh
@@ -310,7 +315,7 @@ clean:
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e bench-batch testdata install uninstall deb check-deb clean \
+.PHONY: all test bench bench-e2e bench-batch bench-compare testdata install uninstall deb check-deb clean \
 	check-asan check-valgrind fuzz lib-objs FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
 	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d

@@ -63,7 +63,8 @@ _climg_run()
 # _climg_options: each option of `climg --help`, one a line, followed by " V" when it takes
 # a value (the help shows it as an upper-case word: "--format FMT"); "--time[=json]" gives
 # --time and --time=json. An option's line starts it within 8 columns; a description's
-# continuation line, indented further, may mention options without being one.
+# continuation line, indented further, may mention options without being one. Each option
+# once, though --help describes some twice (--device: for chains and for compare).
 _climg_options()
 {
 	_climg_run --help | awk '/^ +-/ && index($0, "-") <= 8 {
@@ -93,7 +94,7 @@ _climg_options()
 				print w v
 			}
 		}
-	}'
+	}' | awk '!seen[$1]++'
 }
 
 # _climg_add PREFIX WORD...: adds each PREFIX.WORD that starts with $cur to COMPREPLY.
@@ -191,6 +192,7 @@ _climg_stage()
 		;;
 	grey) ((n == 1)) && _climg_add "$base" bt601 bt709 avg ;;
 	histogram) _climg_add "$base" plot= scale= ;;
+	stats) ((n == 1)) && _climg_files "$base" ;;
 	esac
 }
 

@@ -285,10 +285,12 @@ static int job_stages(struct run_ctx *x, struct job_dev *jd, const struct plan *
 }
 
 // --expect: compares the chain's result with the golden image the template names for
-// input, the metrics on stderr (the input's path at the end). 0 the same, 1 they differ
-// (err says so), -1 with err set when the golden image cannot be read.
+// input, on the device d that ran the stages (NULL: the CPU path; both with --verify; see
+// cmp_run), the metrics on stderr (the input's path at the end). 0 the same, 1 they differ
+// (err says so), 2 a --verify difference (err says where), -1 with err set when the golden
+// image cannot be read or the device fails.
 static int job_expect(const struct run_opts *o, const struct job_input *input,
-		      const struct img *res)
+		      const struct img *res, struct run_dev *d)
 {
 	struct img gold = { 0 };
 	struct cmp_result cr;
@@ -297,7 +299,11 @@ static int job_expect(const struct run_opts *o, const struct job_input *input,
 
 	if (!path || cmp_load(path, &o->limits, &gold) < 0)
 		goto done;
-	cmp_images(res, &gold, &o->cmp, &cr);
+	rc = cmp_run(d, o->verify, res, &gold, &o->cmp, &cr);
+	if (rc != 0) {
+		rc = rc > 0 ? 2 : -1;
+		goto done;
+	}
 	flockfile(stderr); // one whole line, whichever threads print at once
 	rc = cmp_print(stderr, &cr, &o->cmp, input->path);
 	funlockfile(stderr);
@@ -447,8 +453,13 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	free(decoded);
 	decoded = NULL;
 
-	if (o->expect && (expect = job_expect(o, input, &res)) < 0)
-		goto fail;
+	if (o->expect) {
+		expect = job_expect(o, input, &res, r->slot >= 0 ? jd.d : NULL);
+		if (expect == 2)
+			status = EXIT_VERIFY;
+		if (expect < 0 || expect == 2)
+			goto fail;
+	}
 	share_now(x);
 	t0 = now_ms();
 	if (o->report) {

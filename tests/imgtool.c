@@ -16,7 +16,8 @@
 //   imgtool [OPTIONS] rawpng KIND OUT           hand-made PNGs: huge-header, bomb,
 //                                               palette-oob (see below)
 //   imgtool measure RESULT CMD [ARG...]         run CMD (signals at their defaults); write
-//                                               "EXIT MAXRSS_KIB MS" to RESULT; exit EXIT
+//                                               "EXIT MAXRSS_KIB MS CPU_MS" to RESULT;
+//                                               exit EXIT
 //
 // OPTIONS: -p MAX_PIXELS, -b MAX_INPUT_BYTES (reader limits; defaults 268435456 and
 // 1 GiB), -q JPEG_QUALITY (90), -l PNG_LEVEL (6), -f FORMAT (output format instead of
@@ -1097,8 +1098,9 @@ static int cmd_rawpng(char **av)
 
 // ---- measure: exit status, peak memory and time of a command ---------------------------
 
-// Runs argv[1..] and writes "EXIT MAXRSS_KIB MS" to argv[0]; EXIT is 128 + the signal for
-// a command killed by one, and is measure's own exit status too. The command's own output
+// Runs argv[1..] and writes "EXIT MAXRSS_KIB MS CPU_MS" to argv[0] (MS the wall clock,
+// CPU_MS the user and system time of the command and the children it waited for); EXIT is
+// 128 + the signal for a command killed by one, and is measure's own exit status too. The command's own output
 // passes through. SIGINT, SIGQUIT, SIGHUP and SIGTERM are reset to their defaults for it:
 // a shell running tests in the background (JOBS=2) or under nohup has them ignored, and a
 // test of the cleanup on a signal needs the command to see them as a terminal would.
@@ -1132,8 +1134,10 @@ static int cmd_measure(int argc, char **argv, int *status_out)
 	f = fopen(argv[0], "w");
 	if (!f)
 		return err_set("measure: %s: %s", argv[0], strerror(errno));
-	fprintf(f, "%d %ld %lld\n", code, ru.ru_maxrss,
-	        (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	fprintf(f, "%d %ld %lld %lld\n", code, ru.ru_maxrss,
+	        (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000,
+	        (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	                (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
 	if (fclose(f) != 0)
 		return err_set("measure: %s: cannot write", argv[0]);
 	*status_out = code;

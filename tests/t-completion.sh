@@ -77,6 +77,7 @@ for o in -o -d -q -h --time=json; do
 	check "completes option $o" grep -Fxq -- "$o" "$cp_d/got"
 done
 cp_is "a prefix picks the options" "--li" --list-devices --list-stages
+cp_is "an option --help describes twice is offered once" "--devic" --device --devices
 cp_is "--time= completes its value (after '=', as readline replaces)" "--time=" json
 cp_is "--format's values" "rgb.png --format " png jpeg bmp tga pgm ppm
 cp_is "--format= with a prefix" "rgb.png --format=p" png pgm ppm
@@ -92,6 +93,8 @@ cp_is "-o inside an open quote" "rgb.png -o 'my f" "my file.png"
 cp_is "--output= completes the part after '='" "rgb.png --output=a" a.png ab.jpg
 cp_is "directories" "rgb.png -o su" sub
 cp_is "histogram's plot= takes a file" "rgb.png histogram:plot=a" a.png ab.jpg
+cp_is "stats' DEST is a file" "rgb.png stats:a" a.png ab.jpg
+cp_is "stats takes one argument" "rgb.png stats:x.csv:a" ""
 
 # ---- stages: every one --list-stages names ---------------------------------------------------
 "$CLIMG" --list-stages | awk '{ print $1 }' | sed 's/[:[].*//' >"$cp_d/stages"
@@ -140,7 +143,8 @@ for a in rotate:30:bilinear rotate:30:nearest rotate:30:expand rotate:30:crop \
 	convolve:gauss:sigma=2:radius=3 convolve:edge:norm=none:bias=128:border=wrap \
 	convolve:edge:border=reflect convolve:edge:border=zero convolve:box:norm=sum \
 	convolve:sharpen:border=replicate grey:bt601 grey:bt709 grey:avg \
-	"histogram:$cp_d/h.csv:scale=log:plot=$cp_d/h.png" "histogram:plot=$cp_d/h2.png:scale=linear"; do
+	"histogram:$cp_d/h.csv:scale=log:plot=$cp_d/h.png" "histogram:plot=$cp_d/h2.png:scale=linear" \
+	"stats:$cp_d/s.json"; do
 	expect_exit 0 "the offered keywords run: $a" "$CLIMG" --cpu "$cp_d/rgb.png" "$a" -o "$cp_d/o.png"
 done
 for f in png jpeg bmp tga ppm; do

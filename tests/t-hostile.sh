@@ -27,7 +27,7 @@ h_no_temp() {
 # stderr to $T/err; sets h_rc, h_rss (KiB) and h_ms.
 h_run() {
 	"$IMGTOOL" measure "$h_d/measure" timeout 10 "$@" >"$T/out" 2>"$T/err"
-	read -r h_rc h_rss h_ms <"$h_d/measure"
+	read -r h_rc h_rss h_ms _ <"$h_d/measure"
 }
 
 # h_bounds NAME: the last h_run took under 2 s and 512 MiB (not under sanitizers).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Internal to the histogram stage: src/stages/histogram.c (counting, CSV) and
-// src/stages/histogram_plot.c (the picture).
+// src/stages/histogram_plot.c (the picture); the stages that count or name channels as it
+// does (equalize, stats) use it too.
 #ifndef CLIMG_STAGES_HISTOGRAM_H
 #define CLIMG_STAGES_HISTOGRAM_H
 

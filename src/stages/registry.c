@@ -15,6 +15,7 @@ extern const struct stage_ops stage_histogram;
 extern const struct stage_ops stage_invert;
 extern const struct stage_ops stage_resize;
 extern const struct stage_ops stage_rotate;
+extern const struct stage_ops stage_stats;
 extern const struct stage_ops stage_threshold;
 extern const struct stage_ops stage_transpose;
 extern const struct stage_ops stage_transverse;
@@ -34,6 +35,7 @@ const struct stage_ops *const stage_list[] = {
 	&stage_threshold,
 	&stage_equalize,
 	&stage_histogram,
+	&stage_stats,
 	NULL,
 };
 
