@@ -164,6 +164,7 @@ _climg_stage()
 		border) _climg_add "${base}border=" replicate reflect wrap zero ;;
 		norm) _climg_add "${base}norm=" sum none ;;
 		scale) _climg_add "${base}scale=" linear log ;;
+		alpha) _climg_add "${base}alpha=" yes no ;;
 		bg) [[ $name == flatten ]] && _climg_add "${base}bg=" white black ;;
 		plot) _climg_files "${base}plot=" ;;
 		kernel) [[ $arg == kernel=@* ]] && _climg_files "${base}kernel=@" ;;
@@ -192,7 +193,7 @@ _climg_stage()
 		;;
 	grey) ((n == 1)) && _climg_add "$base" bt601 bt709 avg ;;
 	flatten) ((n == 1)) && _climg_add "$base" bg= ;;
-	histogram) _climg_add "$base" plot= scale= ;;
+	histogram) _climg_add "$base" plot= scale= alpha= ;;
 	esac
 }
 
