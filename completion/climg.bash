@@ -165,6 +165,8 @@ _climg_stage()
 		border) _climg_add "${base}border=" replicate reflect wrap zero ;;
 		norm) _climg_add "${base}norm=" sum none ;;
 		scale) _climg_add "${base}scale=" linear log ;;
+		alpha) _climg_add "${base}alpha=" yes no ;;
+		bg) [[ $name == flatten ]] && _climg_add "${base}bg=" white black ;;
 		plot) _climg_files "${base}plot=" ;;
 		kernel) [[ $arg == kernel=@* ]] && _climg_files "${base}kernel=@" ;;
 		esac
@@ -191,7 +193,8 @@ _climg_stage()
 		fi
 		;;
 	grey) ((n == 1)) && _climg_add "$base" bt601 bt709 avg ;;
-	histogram) _climg_add "$base" plot= scale= ;;
+	flatten) ((n == 1)) && _climg_add "$base" bg= ;;
+	histogram) _climg_add "$base" plot= scale= alpha= ;;
 	stats) ((n == 1)) && _climg_files "$base" ;;
 	esac
 }

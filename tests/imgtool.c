@@ -29,11 +29,14 @@
 //   smooth      c0 = x*255/(w-1), c1 = y*255/(h-1), c2 = (x+y)*255/(w+h-2),
 //               c3 = 255 - c0/2 (for JPEG tests)
 //   photo:SEED  smooth plus xorshift32 noise in -8..7, clamped
+//   opaque:SEED photo:SEED with alpha 255
 //   noise:SEED  xorshift32 from SEED, top byte per sample, row by row
 //   const:V     every sample V
 //   F           a letter F, 255 in every colour channel on 0, no rotation or mirror
 //               symmetry; alpha = max(0, 255 - 3x - y)
 //   impulse:X:Y colour channels 0 except 255 at (X, Y); alpha 255
+//   xy          colour channel c = (x + 85 c) & 255, alpha = y & 255: on 256 x 256 every
+//               pair of a colour value and an alpha value, in every colour channel
 //
 // TGA is an output format only in climg; imgtool reads .tga files (by extension) with
 // its own small decoder so the round trip of stb's writer can be checked.
@@ -362,17 +365,22 @@ static int pattern(struct img *im, const char *pat)
 	uint32_t seed = 0;
 	int x, y, c;
 	uint8_t *p = im->data;
-	enum { GRAD, SMOOTH, PHOTO, NOISE, CONST, LETTER_F, IMPULSE } kind;
+	enum { GRAD, SMOOTH, PHOTO, NOISE, CONST, LETTER_F, IMPULSE, XY } kind;
+	int opaque = 0;
 
 	if (strcmp(pat, "grad") == 0) {
 		kind = GRAD;
 	} else if (strcmp(pat, "smooth") == 0) {
 		kind = SMOOTH;
-	} else if (strncmp(pat, "photo:", 6) == 0 || strncmp(pat, "noise:", 6) == 0) {
-		kind = pat[0] == 'p' ? PHOTO : NOISE;
-		if (parse_num(pat + 6, 0, UINT32_MAX, &a) != 0)
+	} else if (strncmp(pat, "photo:", 6) == 0 || strncmp(pat, "noise:", 6) == 0 ||
+	           strncmp(pat, "opaque:", 7) == 0) {
+		kind = pat[0] == 'n' ? NOISE : PHOTO;
+		opaque = pat[0] == 'o';
+		if (parse_num(strchr(pat, ':') + 1, 0, UINT32_MAX, &a) != 0)
 			return err_set("bad seed in '%s'", pat);
 		seed = a ? (uint32_t)a : 2463534242u;
+	} else if (strcmp(pat, "xy") == 0) {
+		kind = XY;
 	} else if (strncmp(pat, "const:", 6) == 0) {
 		kind = CONST;
 		if (parse_num(pat + 6, 0, 255, &a) != 0)
@@ -414,7 +422,10 @@ static int pattern(struct img *im, const char *pat)
 					          : in_f(x, y, w, h) * 255;
 					break;
 				case IMPULSE: v = alpha || (x == a && y == b) ? 255 : 0; break;
+				case XY: v = alpha ? y & 255 : (x + 85 * c) & 255; break;
 				}
+				if (opaque && alpha)
+					v = 255;
 				*p++ = (uint8_t)v;
 			}
 	return 0;

@@ -51,6 +51,9 @@ static const char *const chains[][6] = {
 	  "resize:50%:nearest" },
 	{ "grey" },
 	{ "grey:avg" },
+	// one pixel a work-item on a GPU, 16384 (16 at a time) on a CPU device
+	{ "flatten:bg=#0a80f5" },
+	{ "dropalpha" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },
 	{ "stats", "grey", "stats", "rotate:90", "stats" },
 	// the mapping (any angle): bilinear with and without alpha, nearest; the tile kernels'

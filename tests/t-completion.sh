@@ -123,8 +123,13 @@ cp_is "convolve:box options" "rgb.png convolve:box:" norm= bias= border= size=
 cp_is "border= values" "rgb.png convolve:edge:border=" replicate reflect wrap zero
 cp_is "norm= values" "rgb.png convolve:edge:norm=" sum none
 cp_is "grey: modes" "rgb.png grey:" bt601 bt709 avg
-cp_is "histogram: options" "rgb.png histogram:" plot= scale=
+cp_is "flatten: options" "rgb.png flatten:" bg=
+cp_is "flatten's bg= names" "rgb.png flatten:bg=" white black
+cp_is "rotate's bg= takes no names" "rgb.png rotate:30:bg=" ""
+cp_is "dropalpha takes no arguments" "rgb.png dropalpha:" ""
+cp_is "histogram: options" "rgb.png histogram:" plot= scale= alpha=
 cp_is "scale= values" "rgb.png histogram:scale=" linear log
+cp_is "alpha= values" "rgb.png histogram:alpha=" yes no
 cp_is "transpose takes no arguments" "rgb.png transpose:" ""
 cp_is "a stage after options and -o" "-q rgb.png -o x.png grey:b" bt601 bt709
 # Where COMP_WORDBREAKS has no ':' (a user's choice), whole words.
@@ -142,9 +147,10 @@ for a in rotate:30:bilinear rotate:30:nearest rotate:30:expand rotate:30:crop \
 	convolve:sobel-x convolve:sobel-y convolve:emboss convolve:identity convolve:box:size=5 \
 	convolve:gauss:sigma=2:radius=3 convolve:edge:norm=none:bias=128:border=wrap \
 	convolve:edge:border=reflect convolve:edge:border=zero convolve:box:norm=sum \
-	convolve:sharpen:border=replicate grey:bt601 grey:bt709 grey:avg \
-	"histogram:$cp_d/h.csv:scale=log:plot=$cp_d/h.png" "histogram:plot=$cp_d/h2.png:scale=linear" \
-	"stats:$cp_d/s.json"; do
+	convolve:sharpen:border=replicate grey:bt601 grey:bt709 grey:avg flatten:bg=white \
+	flatten:bg=black \
+	"histogram:$cp_d/h.csv:scale=log:plot=$cp_d/h.png" "histogram:plot=$cp_d/h2.png:scale=linear" "histogram:plot=$cp_d/h3.png:alpha=yes" \
+	"histogram:plot=$cp_d/h4.png:alpha=no" "stats:$cp_d/s.json"; do
 	expect_exit 0 "the offered keywords run: $a" "$CLIMG" --cpu "$cp_d/rgb.png" "$a" -o "$cp_d/o.png"
 done
 for f in png jpeg bmp tga ppm; do

@@ -1275,19 +1275,26 @@ static void test_histogram_parse(void)
 					    "histogram:plot=p.png", "histogram:plot=-",
 					    "histogram:h.csv:plot=p.png:scale=log",
 					    "histogram:plot=p.png:scale=linear",
+					    "histogram:plot=p.png:alpha=yes",
+					    "histogram:alpha=no:plot=p.png:scale=log",
 					    "histogram:./a=b.csv", NULL };
 	static const char *const bad[] = { "histogram:", "histogram::", "histogram:a.csv:b.csv",
 					   "histogram:-:-", "histogram:plot=",
 					   "histogram:plot=a.png:plot=b.png", "histogram:scale=log",
 					   "histogram:scale=cubic:plot=a.png", "histogram:plto=a.png",
 					   "histogram:Plot=a.png",
-					   "histogram:plot=a.png:scale=log:scale=log", NULL };
+					   "histogram:plot=a.png:scale=log:scale=log",
+					   "histogram:alpha=yes", "histogram:plot=a.png:alpha=on",
+					   "histogram:plot=a.png:alpha=yes:alpha=no", NULL };
 	char name[80];
 	check_tokens(good, bad);
 	parse_one("histogram:plto=a.png");
 	CHECK("histogram names an unknown option",
-	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE or "
-				 "scale=linear|log)"));
+	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE, "
+				 "scale=linear|log or alpha=yes|no)"));
+	parse_one("histogram:h.csv:alpha=yes");
+	CHECK("histogram: alpha= needs plot=",
+	      !strcmp(err_msg(), "histogram: alpha= is for the plot; add plot=FILE"));
 
 	// the files each form writes
 	struct {
@@ -1406,6 +1413,66 @@ static void test_histogram_counts(void)
 	chain_free(&ch);
 }
 
+// Whether pixel (x, y) of plot p is r, g, b.
+static int plot_px(const struct img *p, int x, int y, int r, int g, int b)
+{
+	const uint8_t *q = p->data + ((size_t)y * p->w + x) * 3;
+	return q[0] == r && q[1] == g && q[2] == b;
+}
+
+// The plot leaves alpha out unless asked, and its labels and legend stand where
+// src/stages/histogram_plot.c says.
+static void test_histogram_plot_alpha(void)
+{
+	static uint32_t d[4 * 256], g[256];
+	struct img p, q, r;
+	// red 10 at 50, green 10 at 100, blue 10 at 150, alpha 1000 at 255
+	d[50] = 10, d[256 + 100] = 10, d[512 + 150] = 10, d[768 + 255] = 1000;
+	g[128] = 7;
+	CHECK("plot without alpha draws", histogram_plot(d, 4, false, false, &p) == 0);
+	CHECK("plot with alpha draws", histogram_plot(d, 4, false, true, &q) == 0);
+	CHECK("grey plot draws", histogram_plot(g, 1, false, false, &r) == 0);
+	// without alpha the top is 10: the red bar at 50 (x = 12 + 100) reaches the top row
+	CHECK("no alpha: red reaches the top", plot_px(&p, 112, 20, 220, 32, 32));
+	CHECK("no alpha: green reaches the top", plot_px(&p, 212, 20, 32, 160, 32));
+	CHECK("no alpha: blue reaches the top", plot_px(&p, 312, 20, 32, 64, 224));
+	CHECK("no alpha: no alpha curve at 255", !plot_px(&p, 522, 20, 176, 176, 176));
+	// with alpha the top is 1000: red's 10 is (2560 + 500) / 1000 = 3 pixels high, its
+	// curve on row 20 + 256 - 3
+	CHECK("alpha: the alpha bar reaches the top", plot_px(&q, 522, 20, 176, 176, 176));
+	CHECK("alpha: red is 3 pixels high", plot_px(&q, 113, 273, 220, 32, 32) &&
+						     plot_px(&q, 113, 272, 255, 255, 255));
+	// the legend, ending at column 523, rows 4-13: without alpha RED (36 pixels), GREEN
+	// (52), BLUE (44) 12 apart, from 524 - 156 = 368; with ALPHA (52) from 304
+	CHECK("legend: red square", plot_px(&p, 368, 4, 220, 32, 32) &&
+					    plot_px(&p, 377, 13, 220, 32, 32) &&
+					    plot_px(&p, 367, 4, 255, 255, 255));
+	CHECK("legend: green square", plot_px(&p, 416, 4, 32, 160, 32) &&
+					      plot_px(&p, 425, 13, 32, 160, 32));
+	CHECK("legend: blue square", plot_px(&p, 480, 4, 32, 64, 224) &&
+					     plot_px(&p, 489, 13, 32, 64, 224) &&
+					     plot_px(&p, 490, 4, 255, 255, 255));
+	CHECK("legend: no alpha square", !plot_px(&p, 472, 4, 176, 176, 176));
+	CHECK("legend with alpha: red square", plot_px(&q, 304, 4, 220, 32, 32));
+	CHECK("legend with alpha: alpha square", plot_px(&q, 472, 4, 176, 176, 176) &&
+							 plot_px(&q, 481, 13, 176, 176, 176));
+	CHECK("legend: grey square", plot_px(&r, 480, 4, 64, 64, 64) &&
+					     plot_px(&r, 479, 4, 255, 255, 255));
+	// labels in 6 x 10 glyphs, 2 apart: "VALUE" from 249 on row 284 (V's top row is
+	// 1 0 1), "COUNT" from 12 on row 4 (C's is 0 1 1), the top count 10 from 58 (1's top
+	// row is 0 1 0)
+	CHECK("label VALUE", plot_px(&p, 249, 284, 64, 64, 64) && plot_px(&p, 251, 284, 255, 255, 255) &&
+				     plot_px(&p, 253, 285, 64, 64, 64));
+	CHECK("label COUNT", plot_px(&p, 12, 4, 255, 255, 255) && plot_px(&p, 14, 4, 64, 64, 64) &&
+				     plot_px(&p, 16, 5, 64, 64, 64));
+	CHECK("the top count after COUNT", plot_px(&p, 58, 4, 255, 255, 255) &&
+						   plot_px(&p, 60, 4, 64, 64, 64) &&
+						   plot_px(&p, 62, 4, 255, 255, 255));
+	free(p.data);
+	free(q.data);
+	free(r.data);
+}
+
 static void test_histogram_plot(void)
 {
 	static uint32_t a[3 * 256], b[3 * 256];
@@ -1420,15 +1487,15 @@ static void test_histogram_plot(void)
 	a[0] = 5, a[256 + 7] = 5, a[512 + 255] = 5;
 	memcpy(b, a, sizeof a);
 	b[256 + 7] = 4, b[256 + 8] = 1;
-	CHECK("plot draws", histogram_plot(a, 3, false, &pa) == 0);
+	CHECK("plot draws", histogram_plot(a, 3, false, false, &pa) == 0);
 	CHECK("plot size", pa.w == HISTOGRAM_PLOT_W && pa.h == HISTOGRAM_PLOT_H && pa.ch == 3 &&
 				   pa.w == 536 && pa.h == 300);
-	CHECK("plot draws again", histogram_plot(a, 3, false, &pb) == 0);
+	CHECK("plot draws again", histogram_plot(a, 3, false, false, &pb) == 0);
 	CHECK("plot is reproducible", !memcmp(pa.data, pb.data, img_bytes(&pa)));
 	free(pb.data);
-	CHECK("plot of other counts", histogram_plot(b, 3, false, &pb) == 0);
+	CHECK("plot of other counts", histogram_plot(b, 3, false, false, &pb) == 0);
 	CHECK("plot changes with the counts", memcmp(pa.data, pb.data, img_bytes(&pa)));
-	CHECK("plot log scale", histogram_plot(b, 3, true, &pc) == 0);
+	CHECK("plot log scale", histogram_plot(b, 3, true, false, &pc) == 0);
 	CHECK("log scale differs", memcmp(pc.data, pb.data, img_bytes(&pa)));
 	// value 255 of blue is a full-height bar: the top row of the plot area at the columns
 	// of 255 (x = 12 + 510, y = 20) is the blue curve; value 100 is empty: its bottom row
@@ -1440,6 +1507,7 @@ static void test_histogram_plot(void)
 	free(pa.data);
 	free(pb.data);
 	free(pc.data);
+	test_histogram_plot_alpha();
 }
 
 // A stage that doubles both sides, standing in for one that grows the image (a rotation

@@ -2,13 +2,15 @@
 // histogram: count how many pixels have each value 0..255 in each channel, at this point of
 // the chain; the image passes through unchanged (no copy on the device).
 //
-//   histogram[:DEST][:plot=FILE][:scale=linear|log]
+//   histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]
 //     DEST        the CSV destination: a file (written atomically) or - for standard
 //                 output. Without DEST and without plot=, the CSV goes to standard output;
 //                 with plot= alone, no CSV is written.
 //     plot=FILE   also draw the histogram as an image, format by FILE's extension (- is
 //                 standard output, as PNG); see src/stages/histogram_plot.c.
 //     scale=log   the plot's vertical scale (linear by default).
+//     alpha=yes   the plot draws the alpha channel too (by default it draws the colour
+//                 channels only); the CSV always counts every channel.
 //   An argument NAME=VALUE where NAME is only letters is an option; any other argument is
 //   DEST (so ./a=b.csv is a file name, and a misspelt option is an error).
 //
@@ -33,6 +35,7 @@ struct histogram_params {
 	const char *csv;  // the CSV destination ("-" = stdout), or NULL for none
 	const char *plot; // the plot's destination, or NULL for none
 	bool log_scale, scale_given;
+	bool plot_alpha, alpha_given; // alpha=yes|no
 };
 
 const char *histogram_channel_name(int ch, int c)
@@ -52,8 +55,8 @@ static int histogram_parse(void *params, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *eq = strchr(a, '='), *k = a;
 		if (!*a)
-			return err_set("histogram: empty argument (use FILE.csv, -, plot=FILE or "
-				       "scale=linear|log)");
+			return err_set("histogram: empty argument (use FILE.csv, -, plot=FILE, "
+				       "scale=linear|log or alpha=yes|no)");
 		while (eq && k < eq && ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z')))
 			k++;
 		if (!eq || k != eq || eq == a) { // not NAME=VALUE: the CSV destination
@@ -76,14 +79,24 @@ static int histogram_parse(void *params, int argc, char **argv)
 					       eq + 1);
 			p->log_scale = !strcmp(eq + 1, "log");
 			p->scale_given = true;
+		} else if (!strncmp(a, "alpha=", 6)) {
+			if (p->alpha_given)
+				return err_set("histogram: alpha= given twice");
+			if (strcmp(eq + 1, "yes") && strcmp(eq + 1, "no"))
+				return err_set("histogram: alpha must be yes or no, not '%s'",
+					       eq + 1);
+			p->plot_alpha = !strcmp(eq + 1, "yes");
+			p->alpha_given = true;
 		} else {
-			return err_set("histogram: unknown option '%.*s' (use plot=FILE or "
-				       "scale=linear|log)",
+			return err_set("histogram: unknown option '%.*s' (use plot=FILE, "
+				       "scale=linear|log or alpha=yes|no)",
 				       (int)(eq - a + 1), a);
 		}
 	}
 	if (p->scale_given && !p->plot)
 		return err_set("histogram: scale= is for the plot; add plot=FILE");
+	if (p->alpha_given && !p->plot)
+		return err_set("histogram: alpha= is for the plot; add plot=FILE");
 	if (!p->csv && !p->plot)
 		p->csv = "-";
 	return 0;
@@ -241,12 +254,12 @@ static int histogram_render(const void *params, const struct geom *in, const voi
 	memset(out, 0, sizeof *out);
 	if (p->csv && index == 0)
 		return csv_render(side, in->ch, out);
-	return histogram_plot(side, in->ch, p->log_scale, &out->im);
+	return histogram_plot(side, in->ch, p->log_scale, p->plot_alpha, &out->im);
 }
 
 const struct stage_ops stage_histogram = {
 	.name = "histogram",
-	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log]",
+	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]",
 	.summary = "per-channel counts of each value 0..255 as CSV (and a plot); image unchanged",
 	.params_size = sizeof(struct histogram_params),
 	.parse = histogram_parse,

@@ -7,7 +7,9 @@
 extern const struct stage_ops stage_autoorient;
 extern const struct stage_ops stage_convolve;
 extern const struct stage_ops stage_crop;
+extern const struct stage_ops stage_dropalpha;
 extern const struct stage_ops stage_equalize;
+extern const struct stage_ops stage_flatten;
 extern const struct stage_ops stage_flip;
 extern const struct stage_ops stage_flop;
 extern const struct stage_ops stage_grey;
@@ -23,6 +25,8 @@ extern const struct stage_ops stage_transverse;
 const struct stage_ops *const stage_list[] = {
 	&stage_convolve,
 	&stage_grey,
+	&stage_flatten,
+	&stage_dropalpha,
 	&stage_rotate,
 	&stage_transpose,
 	&stage_resize,
