@@ -29,17 +29,6 @@ struct flatten_params {
 	uint8_t bg[3]; // the background: R, G, B
 };
 
-static int hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 // COLOUR as the header says into bg; false when it is none of those forms.
 static bool parse_colour(const char *v, uint8_t bg[3])
 {
@@ -50,13 +39,7 @@ static bool parse_colour(const char *v, uint8_t bg[3])
 		return true;
 	}
 	if (v[0] == '#' && strlen(v) == 7) {
-		for (int i = 0; i < 3; i++) {
-			int hi = hex_digit(v[1 + 2 * i]), lo = hex_digit(v[2 + 2 * i]);
-			if (hi < 0 || lo < 0)
-				return false;
-			bg[i] = (uint8_t)(hi * 16 + lo);
-		}
-		return true;
+		return parse_hex_bytes(v + 1, 3, bg);
 	}
 	if (parse_long(v, 0, 255, &l[0])) {
 		memset(bg, (int)l[0], 3);

@@ -141,17 +141,6 @@ void rotate_sincos(double degrees, double *cos_a, double *sin_a)
 
 // ---- parsing --------------------------------------------------------------------------------
 
-static int hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 // bg=V, bg=#RRGGBB or bg=#RRGGBBAA (v is the part after "bg=").
 static int parse_bg(struct rotate_params *p, const char *v)
 {
@@ -159,12 +148,8 @@ static int parse_bg(struct rotate_params *p, const char *v)
 	long grey;
 	if (v[0] == '#' && (n == 7 || n == 9)) {
 		p->bg[3] = 255;
-		for (size_t i = 0; i < (n - 1) / 2; i++) {
-			int hi = hex_digit(v[1 + 2 * i]), lo = hex_digit(v[2 + 2 * i]);
-			if (hi < 0 || lo < 0)
-				goto bad;
-			p->bg[i] = (uint8_t)(hi * 16 + lo);
-		}
+		if (!parse_hex_bytes(v + 1, (int)(n - 1) / 2, p->bg))
+			goto bad;
 		p->bg_kind = BG_RGBA;
 		return 0;
 	}
