@@ -16,6 +16,7 @@
 #include "err.h"
 #include "par.h"
 #include "report.h"
+#include "suggest.h"
 
 enum { CMP_SAME = 0, CMP_DIFFER = 1, CMP_USAGE = 2 };
 
@@ -514,7 +515,11 @@ int compare_main(int argc, char **argv)
 		snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), a);
 		if (strcmp(name, "--tolerance") && strcmp(name, "--allow") && strcmp(name, "--ignore") &&
 		    strcmp(name, "--diff")) {
-			fprintf(stderr, "climg: compare: unknown option '%s'\n", a);
+			static const char *const opts[] = { "--tolerance", "--allow", "--ignore",
+							    "--diff", "--json", "--quiet", NULL };
+			const char *near = suggest(name, opts);
+			fprintf(stderr, "climg: compare: unknown option '%s'%s%s%s\ntry 'climg --help'\n",
+				a, near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
 			return CMP_USAGE;
 		}
 		if (eq)

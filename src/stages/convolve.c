@@ -72,6 +72,7 @@
 
 #include "../err.h"
 #include "../parse.h"
+#include "../suggest.h"
 #include "convolve.h"
 #include "convolve_impl.h"
 #include "stage.h"
@@ -120,12 +121,20 @@ static int args_read(struct spec *s, int argc, char **argv)
 					s->kind = K_NAMED;
 					s->named = &named[j];
 				}
-			if (!s->kind)
-				return err_set(
-				    "convolve: unknown kernel '%s' (use box, gauss, sharpen, "
-				    "edge, sobel-x, sobel-y, emboss, identity, kernel=W,W,... or "
-				    "kernel=@FILE)",
-				    a);
+			if (!s->kind) {
+				struct suggest near;
+				suggest_init(&near, a);
+				suggest_try(&near, "box");
+				suggest_try(&near, "gauss");
+				for (size_t j = 0; j < NNAMED; j++)
+					suggest_try(&near, named[j].name);
+				suggest_try(&near, "kernel=");
+				err_set("convolve: unknown kernel '%s' (use box, gauss, sharpen, "
+				        "edge, sobel-x, sobel-y, emboss, identity, kernel=W,W,... or "
+				        "kernel=@FILE)",
+				        a);
+				return suggest_err(suggest_best(&near));
+			}
 			continue;
 		}
 		*eq = '\0';
@@ -148,10 +157,16 @@ static int args_read(struct spec *s, int argc, char **argv)
 			slot = &s->bias_s;
 		else if (!strcmp(a, "border"))
 			slot = &s->border_s;
-		else
-			return err_set("convolve: unknown option '%s=' (use norm=, bias=, border=; "
-			               "size= for box; sigma=, radius= for gauss)",
-			               a);
+		else {
+			static const char *const opts[] = {"kernel=", "size=", "sigma=", "radius=",
+			                                   "norm=",   "bias=", "border=", NULL};
+			char key[SUGGEST_MAX_LEN + 2];
+			snprintf(key, sizeof key, "%s=", a);
+			err_set("convolve: unknown option '%s=' (use norm=, bias=, border=; "
+			        "size= for box; sigma=, radius= for gauss)",
+			        a);
+			return suggest_err(suggest(key, opts));
+		}
 		if (opt_set(slot, a, eq + 1) < 0)
 			return -1;
 	}
@@ -198,10 +213,12 @@ static int options_read(struct spec *s, struct convolve_params *p)
 		else if (parse_double(s->norm_s, &s->norm_v) && s->norm_v != 0) {
 			s->norm = NORM_VALUE;
 			s->norm_exact = convolve_dec_parse(s->norm_s, &s->norm_d);
-		} else
-			return err_set("convolve: norm must be sum, none or a number other than 0, "
-			               "not '%s'",
-			               s->norm_s);
+		} else {
+			static const char *const norms[] = {"sum", "none", NULL};
+			err_set("convolve: norm must be sum, none or a number other than 0, not '%s'",
+			        s->norm_s);
+			return suggest_err(suggest(s->norm_s, norms));
+		}
 	}
 	s->bias_exact = true;
 	s->bias_d = (struct dec){0, 0};
@@ -217,10 +234,15 @@ static int options_read(struct spec *s, struct convolve_params *p)
 		int b;
 		for (b = 0; b < 4 && strcmp(s->border_s, border_names[b]); b++)
 			;
-		if (b == 4)
-			return err_set("convolve: border must be replicate, reflect, wrap or zero, "
-			               "not '%s'",
-			               s->border_s);
+		if (b == 4) {
+			struct suggest near;
+			suggest_init(&near, s->border_s);
+			for (b = 0; b < 4; b++)
+				suggest_try(&near, border_names[b]);
+			err_set("convolve: border must be replicate, reflect, wrap or zero, not '%s'",
+			        s->border_s);
+			return suggest_err(suggest_best(&near));
+		}
 		p->border = b;
 	}
 	return 0;

@@ -13,6 +13,7 @@
 
 #include "../err.h"
 #include "../ocl.h"
+#include "../suggest.h"
 #include "stage.h"
 
 struct grey_params {
@@ -21,6 +22,7 @@ struct grey_params {
 
 static int grey_parse(void *params, int argc, char **argv)
 {
+	static const char *const modes[] = { "bt601", "bt709", "avg", NULL };
 	struct grey_params *p = params;
 	const char *mode = argc > 0 ? argv[0] : "bt601";
 	if (argc > 1)
@@ -31,8 +33,10 @@ static int grey_parse(void *params, int argc, char **argv)
 		*p = (struct grey_params){ 6967, 23435, 2366 };
 	else if (!strcmp(mode, "avg"))
 		*p = (struct grey_params){ 0, 0, 0 };
-	else
-		return err_set("grey: unknown mode '%s' (use bt601, bt709 or avg)", mode);
+	else {
+		err_set("grey: unknown mode '%s' (use bt601, bt709 or avg)", mode);
+		return suggest_err(suggest(mode, modes));
+	}
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 
 #include "../err.h"
 #include "../ocl.h"
+#include "../suggest.h"
 #include "histogram.h"
 #include "stage.h"
 
@@ -71,15 +72,21 @@ static int histogram_parse(void *params, int argc, char **argv)
 		} else if (!strncmp(a, "scale=", 6)) {
 			if (p->scale_given)
 				return err_set("histogram: scale= given twice");
-			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log"))
-				return err_set("histogram: scale must be linear or log, not '%s'",
-					       eq + 1);
+			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log")) {
+				static const char *const scales[] = { "linear", "log", NULL };
+				err_set("histogram: scale must be linear or log, not '%s'", eq + 1);
+				return suggest_err(suggest(eq + 1, scales));
+			}
 			p->log_scale = !strcmp(eq + 1, "log");
 			p->scale_given = true;
 		} else {
-			return err_set("histogram: unknown option '%.*s' (use plot=FILE or "
-				       "scale=linear|log)",
-				       (int)(eq - a + 1), a);
+			static const char *const opts[] = { "plot=", "scale=", NULL };
+			char name[SUGGEST_MAX_LEN + 2];
+			snprintf(name, sizeof name, "%.*s", (int)(eq - a + 1), a);
+			err_set("histogram: unknown option '%.*s' (use plot=FILE or "
+				"scale=linear|log)",
+				(int)(eq - a + 1), a);
+			return suggest_err(suggest(name, opts));
 		}
 	}
 	if (p->scale_given && !p->plot)

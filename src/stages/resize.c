@@ -35,6 +35,7 @@
 #include "../ocl.h"
 #include "../par.h"
 #include "../parse.h"
+#include "../suggest.h"
 #include "resize.h"
 #include "stage.h"
 
@@ -95,10 +96,14 @@ static int resize_parse(void *params, int argc, char **argv)
 		for (int k = 1; k < 6; k++)
 			if (!strcmp(argv[i], names[k]))
 				f = k;
-		if (!f)
-			return err_set("resize: unknown option '%s' (use fit, nearest, bilinear, area, "
-				       "cubic or lanczos)",
-				       argv[i]);
+		if (!f) {
+			static const char *const opts[] = { "fit",   "nearest", "bilinear", "area",
+							    "cubic", "lanczos", NULL };
+			err_set("resize: unknown option '%s' (use fit, nearest, bilinear, area, "
+				"cubic or lanczos)",
+				argv[i]);
+			return suggest_err(suggest(argv[i], opts));
+		}
 		if (p->filter)
 			return err_set("resize: two filters, %s and %s", names[p->filter], argv[i]);
 		p->filter = (enum resize_filter)f;

@@ -72,6 +72,7 @@
 #include "../err.h"
 #include "../ocl.h"
 #include "../parse.h"
+#include "../suggest.h"
 #include "remap.h"
 #include "stage.h"
 
@@ -200,9 +201,12 @@ static int rotate_parse(void *params, int argc, char **argv)
 			if (!bg_set && parse_bg(p, a + 3) < 0)
 				return -1;
 		} else {
-			return err_set("rotate: unknown option '%s' (use bilinear, nearest, expand, "
-				       "crop or bg=COLOUR)",
-				       a);
+			static const char *const opts[] = { "bilinear", "nearest", "expand",
+							    "crop", "bg=", NULL };
+			err_set("rotate: unknown option '%s' (use bilinear, nearest, expand, crop "
+				"or bg=COLOUR)",
+				a);
+			return suggest_err(suggest(a, opts));
 		}
 		if (*seen)
 			return err_set("rotate: '%s' repeats or contradicts an earlier option", a);
