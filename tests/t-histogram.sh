@@ -267,8 +267,10 @@ check "plot of 4 channels is RGB too" test "$("$IMGTOOL" info "$h_d/p4.png")" = 
 
 # ---- documentation ------------------------------------------------------------------------
 "$CLIMG" --help >"$h_d/help"
+check "--help gives histogram's syntax" grep -qF -- 'histogram[:DEST][:plot=FILE][:scale=linear|log]' "$h_d/help"
+"$CLIMG" help histogram >"$h_d/help"
 for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300'; do
-	check "--help describes $w" grep -qF -- "$w" "$h_d/help"
+	check "climg help histogram describes $w" grep -qF -- "$w" "$h_d/help"
 done
 # the man page as groff renders it
 if have_groff "the man-page checks"; then

@@ -340,6 +340,44 @@ const struct stage_ops stage_convolve = {
     .name = "convolve",
     .usage = "convolve:KERNEL[:OPTION...]",
     .summary = "correlate with a named or custom kernel (exact fixed point), alpha kept",
+    .help =
+        "Correlates the image with a kernel (not flipped, as OpenCV filter2D): each\n"
+        "colour channel on its own, alpha kept, the output the input's size. Exact fixed\n"
+        "point: one rounding step, half up, then saturated to 0..255. Box, gauss and\n"
+        "every other kernel that is a column times a row run as two exact 1-D passes.\n"
+        "\n"
+        "KERNEL (weights row by row, top row first):\n"
+        "  box[:size=N]      N x N ones, N odd, 1 to 2001 (default 3)\n"
+        "  gauss[:sigma=S][:radius=R]\n"
+        "                    exp(-(x^2 + y^2) / (2 S^2)); S > 0 (default 1), R at most\n"
+        "                    1000 (default ceil(3 S))\n"
+        "  sharpen           0 -1 0 / -1 5 -1 / 0 -1 0\n"
+        "  edge              0 -1 0 / -1 4 -1 / 0 -1 0 (the Laplacian)\n"
+        "  sobel-x           -1 0 1 / -2 0 2 / -1 0 1\n"
+        "  sobel-y           -1 -2 -1 / 0 0 0 / 1 2 1\n"
+        "  emboss            -2 -1 0 / -1 1 1 / 0 1 2\n"
+        "  identity          1 (1 x 1): the image unchanged\n"
+        "  kernel=W,W,...    N*N numbers, N odd, integers or decimals\n"
+        "  kernel=@FILE      the same read from FILE, one row a line (# starts a comment)\n"
+        "\n"
+        "OPTION (any order, each at most once):\n"
+        "  norm=sum|none|D   divide by the sum of the weights (the default, unless they\n"
+        "                    sum to 0: then none), by nothing, or by the number D\n"
+        "  bias=B            added after dividing (default 0; 128 shows signed edges)\n"
+        "  border=replicate|reflect|wrap|zero\n"
+        "                    the pixels outside the image: replicate (the default)\n"
+        "                    aaa|abcd|ddd, reflect dcb|abcd|cba, wrap bcd|abcd|abc, or\n"
+        "                    zero, 0\n"
+        "\n"
+        "Formula:\n"
+        "  out(x, y) = round(sum k[dy][dx] in(x + dx, y + dy) / norm + bias)\n"
+        "  computed from integer weights k, a divisor D and a bias B made exactly from\n"
+        "  the kernel, norm and bias:\n"
+        "    t = sum k[dy][dx] in(x + dx, y + dy) + B + floor(D / 2)\n"
+        "    out = 0 if t < 0, else min(floor(t / D), 255)\n"
+        "\n"
+        "Example:\n"
+        "  climg in.png convolve:gauss:sigma=2 -o blur.png\n",
     .params_size = sizeof(struct convolve_params),
     .parse = convolve_parse,
     .plan = convolve_plan,

@@ -95,6 +95,25 @@ const struct stage_ops stage_grey = {
 	.name = "grey",
 	.usage = "grey[:bt601|bt709|avg]",
 	.summary = "colour to luma (alpha kept); grey input passes through",
+	.help =
+		"Colour to luma in 15-bit fixed point, one rounding step. RGB becomes one\n"
+		"channel, RGBA grey+alpha with alpha unchanged; grey and grey+alpha input pass\n"
+		"through unchanged.\n"
+		"\n"
+		"Options (one at most):\n"
+		"  bt601   (the default) ITU-R BT.601 weights, exactly OpenCV's 8-bit RGB2GRAY\n"
+		"  bt709   ITU-R BT.709 weights: 0.2126, 0.7152 and 0.0722 times 32768, rounded\n"
+		"          so that they sum to 32768\n"
+		"  avg     the mean of R, G and B, to the nearest integer (a sum of three never\n"
+		"          ties)\n"
+		"\n"
+		"Formula:\n"
+		"  bt601   Y = (9798 R + 19235 G + 3735 B + 16384) >> 15\n"
+		"  bt709   Y = (6967 R + 23435 G + 2366 B + 16384) >> 15\n"
+		"  avg     Y = (R + G + B + 1) / 3\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png grey:bt709 -o grey.png\n",
 	.params_size = sizeof(struct grey_params),
 	.parse = grey_parse,
 	.plan = grey_plan,

@@ -255,6 +255,30 @@ const struct stage_ops stage_histogram = {
 	.name = "histogram",
 	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log]",
 	.summary = "per-channel counts of each value 0..255 as CSV (and a plot); image unchanged",
+	.help =
+		"Counts how many pixels have each value 0..255 in each channel at this point of\n"
+		"the chain. The image passes through unchanged, so the stage may stand anywhere,\n"
+		"and a chain may hold several; its files are written only after the whole chain\n"
+		"succeeded.\n"
+		"\n"
+		"Options (any order, each at most once):\n"
+		"  DEST        where the CSV goes: a file, or - for standard output (the default\n"
+		"              unless plot= is given)\n"
+		"  plot=FILE   also draw the counts: a 536x300 RGB picture, format by FILE's\n"
+		"              extension\n"
+		"  scale=linear|log\n"
+		"              the picture's count axis: linear (the default) or, with\n"
+		"              scale=log, logarithmic; only with plot=\n"
+		"  An option is NAME=VALUE with NAME letters only; any other argument is DEST\n"
+		"  (write ./a=b.csv for a file of that name).\n"
+		"\n"
+		"Formula:\n"
+		"  hist(c, v) = the number of pixels whose channel c equals v, exact integers\n"
+		"  The CSV: a header line (value,grey | value,grey,alpha | value,red,green,blue |\n"
+		"  value,red,green,blue,alpha), then 256 lines v,count,... for v = 0..255.\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png histogram:counts.csv:plot=counts.png -o out.png\n",
 	.params_size = sizeof(struct histogram_params),
 	.parse = histogram_parse,
 	.plan = histogram_plan,

@@ -101,6 +101,7 @@ struct stage_ops {
 	const char *name;    // the CLI name, file stem and kernel program name
 	const char *usage;   // e.g. "rotate:DEGREES"
 	const char *summary; // one line for --list-stages and --help
+	const char *help;    // the text of `climg help NAME`: syntax, options, formula, defaults, example
 	size_t params_size;  // bytes of the private parameter block the pipeline allocates
 
 	// Parses the arguments after the name (the token split at ':'), filling the zeroed
