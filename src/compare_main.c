@@ -17,6 +17,7 @@
 #include "compare.h"
 #include "err.h"
 #include "run_dev.h"
+#include "suggest.h"
 
 // Loads one image on a thread of its own, its message kept for the caller.
 struct load_job {
@@ -136,7 +137,12 @@ static int parse(int argc, char **argv, struct cmd *c)
 		snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), a);
 		if (strcmp(name, "--tolerance") && strcmp(name, "--allow") && strcmp(name, "--ignore") &&
 		    strcmp(name, "--diff") && strcmp(name, "--device") && strcmp(name, "-d")) {
-			fprintf(stderr, "climg: compare: unknown option '%s'\n", a);
+			static const char *const opts[] = { "--tolerance", "--allow", "--ignore",
+							    "--diff", "--device", "--cpu", "--verify",
+							    "--json", "--quiet", NULL };
+			const char *near = suggest(name, opts);
+			fprintf(stderr, "climg: compare: unknown option '%s'%s%s%s\ntry 'climg --help'\n",
+				a, near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
 			return CMP_USAGE;
 		}
 		if (eq)

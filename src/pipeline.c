@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "err.h"
 #include "ocl.h"
+#include "suggest.h"
 
 #define FREE(p) (free(p), (p) = NULL)
 
@@ -51,6 +52,7 @@ static int stage_parse(struct chain_stage *s, const char *token)
 	s->ops = stage_find(copy);
 	if (!s->ops) {
 		err_set("unknown stage '%s' (see climg --list-stages)", copy);
+		suggest_err(stage_suggest(copy));
 		goto fail;
 	}
 	// params, then the token copy the arguments point into

@@ -27,8 +27,11 @@ struct run_opts {
 	const char *devices; // --devices or CLIMG_DEVICES ("all", or a list); NULL: one device
 	bool cpu, verify, no_cache;
 	bool strip; // --strip: the output gets none of the input's metadata (write.meta)
+	bool force; // --force: an image may go to standard output when it is a terminal
 	bool time, time_json;
 	struct write_opts write;
+	bool quality_given, png_level_given; // --quality, --png-level: warned about where no
+	                                     // output is JPEG (PNG)
 	struct io_limits limits;
 	int jobs;           // -j: images in flight at most; 0: one per core
 	bool fail_fast;     // stop starting images after the first failure

@@ -105,7 +105,7 @@ for spec in o=9 o=0 o=6,type=4 o=6,ifd=5000 o=6,count=9000 o=6,len=5 o=6,be,len=
 	"$METATOOL" get-exif "$D/o.jpg" "$D/got.exif"
 	check "malformed Exif ($spec): the block kept as it was" cmp "$D/got.exif" "$D/want.exif"
 done
-expect_exit 0 "-q: no warning for a malformed block" "$CLIMG" -q --cpu "$D/bad.jpg" autoorient
+expect_exit 0 "-q: no warning for a malformed block" "$CLIMG" -q --cpu "$D/bad.jpg" autoorient -o "$D/q.png"
 check "-q: stderr empty" test ! -s "$T/err"
 
 # Pillow's ImageOps.exif_transpose, byte for byte: PNGs of 1-4 channels and a JPEG, with the

@@ -97,7 +97,7 @@ cp_is "stats' DEST is a file" "rgb.png stats:a" a.png ab.jpg
 cp_is "stats takes one argument" "rgb.png stats:x.csv:a" ""
 
 # ---- stages: every one --list-stages names ---------------------------------------------------
-"$CLIMG" --list-stages | awk '{ print $1 }' | sed 's/[:[].*//' >"$cp_d/stages"
+"$CLIMG" --list-stages | awk '/^[^ ]/ { print $1 }' | sed 's/[:[].*//' >"$cp_d/stages"
 check "there are stages to complete" test -s "$cp_d/stages"
 cp_comp "rgb.png "
 sed 's/:$//' "$cp_d/got" >"$cp_d/offered"
@@ -110,6 +110,14 @@ while read -r s; do
 	check "stage $s is completed from '$cp_pre'" grep -Eqx -- "$s:?" "$cp_d/got"
 done <"$cp_d/stages"
 cp_is "a stage that needs an argument ends in ':'" "rgb.png rot" rotate:
+sort -u "$cp_d/stages" >"$cp_d/names"
+cp_comp "help "
+check "help: every stage's name, no more: $(tr '\n' ' ' <"$cp_d/got")" cmp -s "$cp_d/got" "$cp_d/names"
+cp_is "help: a prefix" "help tr" transpose transverse
+cp_is "help: one word only" "help grey " ""
+cp_is "the commands, as the first word" "he" help
+cp_has "compare, as the first word" "co" compare
+cp_is "no command after the input" "rgb.png he" ""
 
 # ---- stage arguments (bash's COMP_WORDBREAKS holds ':' and '=': the part after them) -----------
 cp_is "rotate: angles" "rgb.png rotate:" 90 180 270

@@ -296,8 +296,10 @@ h_usage "alpha twice" "alpha= given twice" histogram:plot="$h_d/p.png":alpha=yes
 
 # ---- documentation ------------------------------------------------------------------------
 "$CLIMG" --help >"$h_d/help"
+check "--help gives histogram's syntax" grep -qF -- 'histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]' "$h_d/help"
+"$CLIMG" help histogram >"$h_d/help"
 for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' 'alpha=yes' '536x300'; do
-	check "--help describes $w" grep -qF -- "$w" "$h_d/help"
+	check "climg help histogram describes $w" grep -qF -- "$w" "$h_d/help"
 done
 # the man page as groff renders it
 if have_groff "the man-page checks"; then

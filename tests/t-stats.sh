@@ -265,8 +265,12 @@ check "no temporary file left" sh -c "! ls -A '$s_d' | grep -q '\.climg-'"
 
 # ---- documentation ------------------------------------------------------------------------
 "$CLIMG" --help >"$s_d/help"
-for w in 'stats[:DEST]' 'channel,min,max,mean,stddev,pixels,sum,sum_sq' '.json' 'stats sums'; do
+for w in 'stats[:DEST]' 'stats sums'; do
 	check "--help describes $w" grep -qF -- "$w" "$s_d/help"
+done
+"$CLIMG" help stats >"$s_d/help"
+for w in 'stats[:DEST]' 'channel,min,max,mean,stddev,pixels,sum,sum_sq' '.json' 'sqrt(N sum_sq - sum^2) / N'; do
+	check "climg help stats describes $w" grep -qF -- "$w" "$s_d/help"
 done
 if have_groff "the man-page checks"; then
 	groff -man -Tascii -P-cbu man/climg.1 2>/dev/null >"$s_d/man"

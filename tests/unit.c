@@ -16,6 +16,7 @@
 #include "../src/stages/histogram.h"
 #include "../src/stages/remap.h"
 #include "../src/stages/rotate.h"
+#include "../src/suggest.h"
 
 #include "check.h"
 
@@ -1291,7 +1292,7 @@ static void test_histogram_parse(void)
 	parse_one("histogram:plto=a.png");
 	CHECK("histogram names an unknown option",
 	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE, "
-				 "scale=linear|log or alpha=yes|no)"));
+				 "scale=linear|log or alpha=yes|no); did you mean plot=?"));
 	parse_one("histogram:h.csv:alpha=yes");
 	CHECK("histogram: alpha= needs plot=",
 	      !strcmp(err_msg(), "histogram: alpha= is for the plot; add plot=FILE"));
@@ -1780,6 +1781,41 @@ done:
 	ocl_close(o);
 }
 
+// "Did you mean": distances counted by hand, and which word is offered.
+static void test_suggest(void)
+{
+	static const char *const stages[] = { "grey", "rotate", "flip", "flop", "crop", NULL };
+	static const char *const modes[] = { "bt601", "bt709", "avg", NULL };
+	char word[SUGGEST_MAX_LEN + 2];
+
+	CHECK("distance kitten sitting", suggest_distance("kitten", "sitting") == 3);
+	CHECK("distance of a swap is 1", suggest_distance("bilinaer", "bilinear") == 1);
+	CHECK("distance ignores case", suggest_distance("GREY", "grey") == 0);
+	CHECK("distance to empty", suggest_distance("", "abc") == 3);
+	CHECK("distance bt710 bt709", suggest_distance("bt710", "bt709") == 2);
+	memset(word, 'a', sizeof word - 1);
+	word[sizeof word - 1] = '\0';
+	CHECK("a word over the limit is far from everything",
+	      suggest_distance(word, word) == SUGGEST_MAX_LEN + 1);
+	CHECK("gray: grey", suggest("gray", stages) && !strcmp(suggest("gray", stages), "grey"));
+	CHECK("rotat: rotate", suggest("rotat", stages) && !strcmp(suggest("rotat", stages), "rotate"));
+	CHECK("blur: nothing near", !suggest("blur", stages));
+	CHECK("a word of one letter gets nothing", !suggest("x", stages));
+	// bt601 and bt709 are both 2 from bt710: the one sharing "bt7" wins
+	CHECK("bt710: bt709", suggest("bt710", modes) && !strcmp(suggest("bt710", modes), "bt709"));
+	CHECK("bt710: bt709 whatever the order",
+	      suggest("bt710", modes + 1) && !strcmp(suggest("bt710", modes + 1), "bt709"));
+	CHECK("three edits in a word of 5 are too many", !suggest("xyz01", modes));
+	err_set("unknown thing 'gray'");
+	CHECK("suggest_err appends the word", suggest_err("grey") == -1 &&
+	      !strcmp(err_msg(), "unknown thing 'gray'; did you mean grey?"));
+	err_set("unknown thing 'zzz'");
+	CHECK("suggest_err without a word keeps the message", suggest_err(NULL) == -1 &&
+	      !strcmp(err_msg(), "unknown thing 'zzz'"));
+	CHECK("stage_suggest", stage_suggest("trasnpose") &&
+	      !strcmp(stage_suggest("trasnpose"), "transpose"));
+}
+
 int main(void)
 {
 	test_parse_numbers();
@@ -1806,6 +1842,7 @@ int main(void)
 	test_convolve_ints();
 	test_limits();
 	test_messages();
+	test_suggest();
 	test_pipeline_cpu_mem();
 	test_pipeline_cl();
 	return failures ? 1 : 0;

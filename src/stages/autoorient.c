@@ -120,6 +120,19 @@ const struct stage_ops stage_autoorient = {
 	.usage = "autoorient",
 	.summary = "turn as the input's Exif Orientation tag says (1-8), as Pillow's "
 		   "exif_transpose",
+	.help =
+		"Turns the image upright as the Orientation tag (0x0112) of the input's Exif\n"
+		"block says, the way cameras and phones record it, so that a later stage sees\n"
+		"the picture as a viewer shows it. The turn is an exact remap. Kept metadata\n"
+		"says Orientation 1 afterwards (--strip writes none). It takes no options; an\n"
+		"input without Exif, or with a tag outside 1-8, passes through.\n"
+		"\n"
+		"Formula, by the tag's value (as Pillow's ImageOps.exif_transpose):\n"
+		"  1 unchanged     2 flop          3 rotate:180    4 flip\n"
+		"  5 transpose     6 rotate:90     7 transverse    8 rotate:270\n"
+		"\n"
+		"Example:\n"
+		"  climg in.jpg autoorient resize:1024x1024:fit -o upright.jpg\n",
 	.params_size = sizeof(struct autoorient_params),
 	.parse = autoorient_parse,
 	.plan = autoorient_plan,

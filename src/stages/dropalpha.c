@@ -91,13 +91,17 @@ const struct stage_ops stage_dropalpha = {
 	.name = "dropalpha",
 	.usage = "dropalpha",
 	.summary = "remove alpha, colour unchanged (RGBA to RGB, GA to grey)",
-	.help = "dropalpha\n"
-		"  Removes the alpha channel and keeps the colour as it is: RGBA becomes RGB,\n"
-		"  grey+alpha becomes grey; grey and RGB images pass through unchanged.\n"
-		"    out(x, y) channel c = in(x, y) channel c, for each colour channel c\n"
-		"  No compositing: a transparent pixel shows the colour it holds (flatten\n"
-		"  composes onto a background instead). Takes no options.\n"
-		"  Example: cat in.png | climg - dropalpha grey -o out.pgm\n",
+	.help =
+		"Removes the alpha channel and keeps the colour as it is: RGBA becomes RGB,\n"
+		"grey+alpha becomes grey; grey and RGB images pass through unchanged. There is\n"
+		"no compositing: a transparent pixel shows the colour it holds (flatten composes\n"
+		"onto a background instead). It takes no options.\n"
+		"\n"
+		"Formula:\n"
+		"  out(x, y, c) = in(x, y, c) for each colour channel c\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png dropalpha grey -o out.pgm\n",
 	.params_size = 0,
 	.parse = dropalpha_parse,
 	.plan = dropalpha_plan,

@@ -164,17 +164,22 @@ const struct stage_ops stage_flatten = {
 	.name = "flatten",
 	.usage = "flatten[:bg=COLOUR]",
 	.summary = "compose onto a background (default white), drop alpha",
-	.help = "flatten[:bg=COLOUR]\n"
-		"  Composes the image onto an opaque background and drops its alpha: RGBA\n"
-		"  becomes RGB, grey+alpha becomes grey; grey and RGB images pass through\n"
-		"  unchanged. Each colour channel c of a pixel with alpha a, b the\n"
-		"  background's value for that channel, in integers:\n"
-		"    out = (c a + b (255 - a) + 127) / 255   (the nearest integer, never a tie)\n"
-		"  so an opaque pixel keeps its colour and a transparent one becomes b.\n"
-		"  bg=COLOUR  white (the default), black, a grey level 0-255, #RRGGBB or\n"
-		"             R,G,B; a grey+alpha image takes the colour's BT.601 luma,\n"
+	.help =
+		"Composes the image onto an opaque background and drops its alpha: RGBA becomes\n"
+		"RGB, grey+alpha becomes grey; grey and RGB images pass through unchanged, so\n"
+		"the stage may stand before any output that has no alpha (JPEG, PGM, PPM).\n"
+		"\n"
+		"Options:\n"
+		"  bg=COLOUR  white (the default), black, a grey level 0-255, #RRGGBB or R,G,B;\n"
+		"             a grey+alpha image takes the colour's BT.601 luma,\n"
 		"             (9798 R + 19235 G + 3735 B + 16384) >> 15\n"
-		"  Example: climg in.png flatten:bg=#336699 -o out.jpg\n",
+		"\n"
+		"Formula, per colour channel c of a pixel with alpha a, b the background's value:\n"
+		"  out = (c a + b (255 - a) + 127) / 255   (the nearest integer, never a tie)\n"
+		"  so an opaque pixel keeps its colour and a transparent one becomes b.\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png flatten:bg=#336699 -o out.jpg\n",
 	.params_size = sizeof(struct flatten_params),
 	.parse = flatten_parse,
 	.plan = flatten_plan,

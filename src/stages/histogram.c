@@ -28,6 +28,7 @@
 
 #include "../err.h"
 #include "../ocl.h"
+#include "../suggest.h"
 #include "histogram.h"
 #include "stage.h"
 
@@ -74,9 +75,11 @@ static int histogram_parse(void *params, int argc, char **argv)
 		} else if (!strncmp(a, "scale=", 6)) {
 			if (p->scale_given)
 				return err_set("histogram: scale= given twice");
-			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log"))
-				return err_set("histogram: scale must be linear or log, not '%s'",
-					       eq + 1);
+			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log")) {
+				static const char *const scales[] = { "linear", "log", NULL };
+				err_set("histogram: scale must be linear or log, not '%s'", eq + 1);
+				return suggest_err(suggest(eq + 1, scales));
+			}
 			p->log_scale = !strcmp(eq + 1, "log");
 			p->scale_given = true;
 		} else if (!strncmp(a, "alpha=", 6)) {
@@ -88,9 +91,13 @@ static int histogram_parse(void *params, int argc, char **argv)
 			p->plot_alpha = !strcmp(eq + 1, "yes");
 			p->alpha_given = true;
 		} else {
-			return err_set("histogram: unknown option '%.*s' (use plot=FILE, "
-				       "scale=linear|log or alpha=yes|no)",
-				       (int)(eq - a + 1), a);
+			static const char *const opts[] = { "plot=", "scale=", "alpha=", NULL };
+			char name[SUGGEST_MAX_LEN + 2];
+			snprintf(name, sizeof name, "%.*s", (int)(eq - a + 1), a);
+			err_set("histogram: unknown option '%.*s' (use plot=FILE, scale=linear|log "
+				"or alpha=yes|no)",
+				(int)(eq - a + 1), a);
+			return suggest_err(suggest(name, opts));
 		}
 	}
 	if (p->scale_given && !p->plot)
@@ -261,6 +268,34 @@ const struct stage_ops stage_histogram = {
 	.name = "histogram",
 	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]",
 	.summary = "per-channel counts of each value 0..255 as CSV (and a plot); image unchanged",
+	.help =
+		"Counts how many pixels have each value 0..255 in each channel at this point of\n"
+		"the chain. The image passes through unchanged, so the stage may stand anywhere,\n"
+		"and a chain may hold several; its files are written only after the whole chain\n"
+		"succeeded.\n"
+		"\n"
+		"Options (any order, each at most once):\n"
+		"  DEST        where the CSV goes: a file, or - for standard output (the default\n"
+		"              unless plot= is given)\n"
+		"  plot=FILE   also draw the counts: a 536x300 RGB picture with axis labels and\n"
+		"              a legend, format by FILE's extension\n"
+		"  scale=linear|log\n"
+		"              the picture's count axis: linear (the default) or, with\n"
+		"              scale=log, logarithmic; only with plot=\n"
+		"  alpha=yes|no\n"
+		"              alpha=yes draws the alpha channel's curve too; by default\n"
+		"              (alpha=no) the plot leaves it out, the CSV never does; only\n"
+		"              with plot=\n"
+		"  An option is NAME=VALUE with NAME letters only; any other argument is DEST\n"
+		"  (write ./a=b.csv for a file of that name).\n"
+		"\n"
+		"Formula:\n"
+		"  hist(c, v) = the number of pixels whose channel c equals v, exact integers\n"
+		"  The CSV: a header line (value,grey | value,grey,alpha | value,red,green,blue |\n"
+		"  value,red,green,blue,alpha), then 256 lines v,count,... for v = 0..255.\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png histogram:counts.csv:plot=counts.png -o out.png\n",
 	.params_size = sizeof(struct histogram_params),
 	.parse = histogram_parse,
 	.plan = histogram_plan,

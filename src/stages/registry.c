@@ -2,6 +2,7 @@
 // Every stage, in --list-stages order. Adding a stage adds one line to each list.
 #include <string.h>
 
+#include "../suggest.h"
 #include "stage.h"
 
 extern const struct stage_ops stage_autoorient;
@@ -49,4 +50,13 @@ const struct stage_ops *stage_find(const char *name)
 		if (!strcmp(stage_list[i]->name, name))
 			return stage_list[i];
 	return NULL;
+}
+
+const char *stage_suggest(const char *name)
+{
+	struct suggest s;
+	suggest_init(&s, name);
+	for (int i = 0; stage_list[i]; i++)
+		suggest_try(&s, stage_list[i]->name);
+	return suggest_best(&s);
 }

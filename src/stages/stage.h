@@ -163,4 +163,7 @@ extern const struct stage_ops *const stage_list[];
 // The stage called name, or NULL.
 const struct stage_ops *stage_find(const char *name);
 
+// The stage name nearest to name where name reads as a slip of it (src/suggest.h), or NULL.
+const char *stage_suggest(const char *name);
+
 #endif

@@ -259,6 +259,25 @@ const struct stage_ops stage_stats = {
 	.usage = "stats[:DEST]",
 	.summary = "per-channel min, max, mean and standard deviation as CSV or JSON; image "
 		   "unchanged",
+	.help =
+		"Measures each channel at this point of the chain from exact integer sums. The\n"
+		"image passes through unchanged, so the stage may stand anywhere, and a chain\n"
+		"may hold several; its files are written only after the whole chain succeeded.\n"
+		"\n"
+		"Options:\n"
+		"  DEST  where the numbers go: a file, or - for standard output (the default);\n"
+		"        JSON when DEST ends in .json, else CSV\n"
+		"\n"
+		"Formula, over the N pixels of a channel, v each one's value:\n"
+		"  min, max  the least and the largest v\n"
+		"  sum = S v, sum_sq = S v^2   (exact integers)\n"
+		"  mean = sum / N, stddev = sqrt(N sum_sq - sum^2) / N (population, numpy's\n"
+		"  std); N sum_sq - sum^2 exact in 128 bits, then one double; 6 decimals\n"
+		"  The CSV: a header line channel,min,max,mean,stddev,pixels,sum,sum_sq, then a\n"
+		"  line a channel (grey | grey, alpha | red, green, blue | and alpha).\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png grey stats:levels.json -o out.png\n",
 	.params_size = sizeof(struct stats_params),
 	.parse = stats_parse,
 	.plan = stats_plan,

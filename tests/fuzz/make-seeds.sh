@@ -59,7 +59,7 @@ printf 'P5 # c\n2 1\n255\n\001\002' >"$d/comment.pgm"
 printf 'P6\n1 1\n255\n\001\002\003trailing' >"$d/trailing.ppm"
 
 # ---- chain: W H (16-bit little-endian), CH, then tokens one per line ----
-"$CLIMG" --list-stages | awk '{print $1}' >"$DIR/usages"
+"$CLIMG" --list-stages | awk '/^[^ ]/ {print $1}' >"$DIR/usages"
 n=0
 seed() { # seed FILE W_LO W_HI H_LO H_HI CH TOKENS...
 	_f=$1
