@@ -58,7 +58,7 @@ running() { kill -0 "$1" 2>/dev/null; }
 not_running() { ! kill -0 "$1" 2>/dev/null; }
 
 # Every process this script starts, and what they start, carries MARK in its environment
-# (the daemons pass it on; the sshd sets it in its sessions), so that none can be missed.
+# (the daemons pass it on; the sshd sets it for the shells it starts), so that none can be missed.
 MARK=""
 marked() { env "$MARK" "$@"; }
 # The pids of the processes that carry MARK.
