@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
@@ -209,8 +210,13 @@ void chain_free(struct chain *c)
 
 int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max)
 {
+	return plan_programs_from(c, 0, programs, max);
+}
+
+int plan_programs_from(const struct plan *c, int from, struct ocl_program_id *programs, int max)
+{
 	int n = 0;
-	for (int i = 0; i < c->n; i++) {
+	for (int i = from; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
 		struct ocl_program_id p = { s->ops->program, s->in.ch };
 		int seen = 0;
@@ -228,28 +234,34 @@ int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max
 
 // ---- the memory a run writes its images into ----------------------------------------------
 
-// How many stages of the chain write an image.
-static int image_stages(const struct plan *c)
+// How many stages of the chain from stage `from` on write an image.
+static int image_stages(const struct plan *c, int from)
 {
 	int k = 0;
-	for (int i = 0; i < c->n; i++)
+	for (int i = from; i < c->n; i++)
 		k += !c->st[i].plan.passthrough;
 	return k;
 }
 
 // A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory. NULL with err set.
+// CPU path (o NULL) plain memory aligned to a page, which a zero-copy device taking over
+// from the CPU path mid-chain (pipeline_cl_from) can use in place too. NULL with err set.
 static void *mem_block(struct ocl *o, size_t bytes)
 {
-	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
-	if (!p && !o)
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+	if (o)
+		return ocl_wrap_alloc(o, bytes);
+	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes ? bytes : 1))
+		p = NULL;
+	if (!p)
 		err_set("out of memory for %zu bytes", bytes);
 	return p;
 }
 
 int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem *m)
 {
-	int k = image_stages(c);
+	int k = image_stages(c, 0);
 
 	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
 	if ((k >= 1 && !(m->out = mem_block(o, c->max_bytes))) ||
@@ -286,31 +298,24 @@ static int mem_take(const struct plan *c, struct ocl *o, struct pipeline_mem *me
 
 // ---- the CPU path ---------------------------------------------------------------------
 
-// The host side of a run: cur is the current image (the caller's input until a stage
-// writes), buf[next] is where the next stage writes.
-struct cpu_run {
-	const uint8_t *cur;
-	uint8_t *buf[2];
-	int next;
-	struct geom g;
-};
-
 // The image buffers (NULL where no stage writes them): mem's where it holds them for c
-// (taken from it), else allocated (mem_take).
-static int cpu_start(struct cpu_run *r, const struct plan *c, const struct img *in,
-		     struct pipeline_mem *mem)
+// (taken from it), else allocated (mem_take). The side outputs of the stages from `from`
+// on are zeroed; those before are the stages' that ran already.
+static int cpu_start(struct pipeline_cpu_run *r, const struct plan *c, int from,
+		     const struct img *in, struct pipeline_mem *mem)
 {
-	r->cur = in->data;
-	r->g = c->in;
-	r->next = 0;
-	if (c->side)
-		memset(c->side, 0, c->side_bytes);
+	*r = (struct pipeline_cpu_run){ .c = c, .stage = from, .cur = in->data,
+					.g = from < c->n ? c->st[from].in : c->out };
+	for (int i = from; i < c->n; i++)
+		if (c->st[i].side)
+			memset(c->st[i].side, 0, c->st[i].plan.side_bytes);
 	return mem_take(c, NULL, mem, &r->buf[0], &r->buf[1]);
 }
 
-static void cpu_step(struct cpu_run *r, const struct plan_stage *s)
+static void cpu_step(struct pipeline_cpu_run *r, const struct plan_stage *s)
 {
 	struct img in = { r->g.w, r->g.h, r->g.ch, (uint8_t *)r->cur };
+	r->stage++;
 	if (s->plan.side_bytes)
 		s->ops->side_cpu(s->params, &in, s->side);
 	if (s->plan.passthrough) {
@@ -325,15 +330,15 @@ static void cpu_step(struct cpu_run *r, const struct plan_stage *s)
 	r->g = s->plan.out;
 }
 
-// Hands the result to out (copying only when no stage wrote) and frees the rest.
-static int cpu_finish(struct cpu_run *r, struct img *out)
+// Hands the current image to out (copying only when no stage wrote) and frees the rest.
+static int cpu_finish(struct pipeline_cpu_run *r, struct img *out)
 {
 	*out = (struct img){ r->g.w, r->g.h, r->g.ch, NULL };
 	if (r->cur == r->buf[r->next ^ 1]) {
 		out->data = r->buf[r->next ^ 1];
 		r->buf[r->next ^ 1] = NULL;
 	} else {
-		out->data = malloc(geom_bytes(&r->g));
+		out->data = mem_block(NULL, geom_bytes(&r->g));
 		if (out->data)
 			memcpy(out->data, r->cur, geom_bytes(&r->g));
 	}
@@ -342,18 +347,40 @@ static int cpu_finish(struct cpu_run *r, struct img *out)
 	return out->data ? 0 : err_set("out of memory");
 }
 
+int pipeline_cpu_begin(struct pipeline_cpu_run *r, const struct plan *c, int from,
+		       const struct img *in, struct pipeline_mem *mem)
+{
+	return cpu_start(r, c, from, in, mem);
+}
+
+void pipeline_cpu_step(struct pipeline_cpu_run *r, struct run_times *t)
+{
+	int i = r->stage;
+	double t0 = t ? now_ms() : 0;
+	cpu_step(r, &r->c->st[i]);
+	if (t)
+		t->stage_ms[i] = now_ms() - t0;
+}
+
+int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out)
+{
+	return cpu_finish(r, out);
+}
+
+void pipeline_cpu_abort(struct pipeline_cpu_run *r)
+{
+	FREE(r->buf[0]);
+	FREE(r->buf[1]);
+}
+
 int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem *mem,
 		 struct img *out, struct run_times *t)
 {
-	struct cpu_run r;
-	if (cpu_start(&r, c, in, mem) < 0)
+	struct pipeline_cpu_run r;
+	if (cpu_start(&r, c, 0, in, mem) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++) {
-		double t0 = t ? now_ms() : 0;
-		cpu_step(&r, &c->st[i]);
-		if (t)
-			t->stage_ms[i] = now_ms() - t0;
-	}
+	while (r.stage < c->n)
+		pipeline_cpu_step(&r, t);
 	return cpu_finish(&r, out);
 }
 
@@ -421,11 +448,11 @@ static bool stage_has_cl(const struct stage_ops *ops)
 // Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
 // device wants (ocl_wrap_aligned), else uploaded into a buffer of its own. The host memory
 // the stages write: mem's where it has it (taken from it), else allocated here.
-static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, const struct img *in,
-			      struct pipeline_mem *mem, struct run_times *t)
+static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, int from,
+			      const struct img *in, struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl *o = r->ocl;
-	int k = image_stages(c);
+	int k = image_stages(c, from);
 	double t0 = now_ms();
 
 	if (ocl_wrap_aligned(o, in->data)) {
@@ -453,13 +480,13 @@ static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, const stru
 	return 0;
 }
 
-static int cl_start(struct cl_run *r, const struct plan *c, struct ocl *o, const struct img *in,
-		    struct pipeline_mem *mem, struct run_times *t)
+static int cl_start(struct cl_run *r, const struct plan *c, int from, struct ocl *o,
+		    const struct img *in, struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl_program_id programs[64];
-	int n = plan_programs(c, programs, 64);
+	int n = plan_programs_from(c, from, programs, 64);
 	double t0 = now_ms();
-	*r = (struct cl_run){ .ocl = o, .g = c->in };
+	*r = (struct cl_run){ .ocl = o, .g = c->st[from].in };
 	if (t) {
 		t->upload_in_place = t->download_in_place = t->download_into_input = false;
 		t->out_alloc_ms = 0;
@@ -469,7 +496,7 @@ static int cl_start(struct cl_run *r, const struct plan *c, struct ocl *o, const
 	if (t)
 		t->build_ms = now_ms() - t0;
 	if (pipeline_zero_copy(o)) {
-		if (cl_start_zero_copy(r, c, in, mem, t) < 0)
+		if (cl_start_zero_copy(r, c, from, in, mem, t) < 0)
 			goto fail;
 	} else {
 		r->buf[0] = ocl_buf_new(o, c->max_bytes);
@@ -518,8 +545,10 @@ static int cl_step(struct cl_run *r, const struct plan_stage *s)
 }
 
 // Downloads the device's side outputs (side, c->side_cl_bytes) and adds each stage's copies
-// into host, laid out as c->side.
-static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *side, void *host)
+// into host, laid out as c->side: those of the stages from `from` on (the others ran on the
+// CPU path).
+static int side_download(const struct plan *c, int from, struct ocl *o, struct ocl_buf *side,
+			 void *host)
 {
 	uint32_t *dev = malloc(c->side_cl_bytes);
 	if (!dev)
@@ -528,7 +557,7 @@ static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *si
 		free(dev);
 		return -1;
 	}
-	for (int i = 0; i < c->n; i++) {
+	for (int i = from; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
 		if (s->plan.side_bytes)
 			stage_side_fold(&s->plan, dev + s->side_cl_offset / 4,
@@ -541,17 +570,27 @@ static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *si
 int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,
 		struct pipeline_mem *mem, struct img *out, struct run_times *t)
 {
+	return pipeline_cl_from(c, 0, o, in, reuse_bytes, mem, out, t);
+}
+
+int pipeline_cl_from(const struct plan *c, int from, struct ocl *o, struct img *in,
+		     size_t reuse_bytes, struct pipeline_mem *mem, struct img *out,
+		     struct run_times *t)
+{
 	struct cl_run r;
 	size_t bytes = geom_bytes(&c->out);
 	bool reused = false;
 	int rc = -1;
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
-	for (int i = 0; i < c->n; i++)
+	if (from < 0 || from >= c->n)
+		return err_set("internal error: the device takes the chain from stage %d of %d",
+			       from + 1, c->n);
+	for (int i = from; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path", c->st[i].token);
-	if (cl_start(&r, c, o, in, mem, t) < 0)
+	if (cl_start(&r, c, from, o, in, mem, t) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++) {
+	for (int i = from; i < c->n; i++) {
 		if (cl_step(&r, &c->st[i]) < 0)
 			goto fail;
 		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
@@ -586,7 +625,7 @@ int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reus
 		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
 			goto fail;
 	}
-	if (c->side_bytes && side_download(c, o, r.side, c->side) < 0)
+	if (c->side_bytes && side_download(c, from, o, r.side, c->side) < 0)
 		goto fail;
 	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
@@ -652,7 +691,7 @@ static int compare_side(const struct plan *c, const void *cl)
 int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, struct img *out,
 		    struct run_times *t)
 {
-	struct cpu_run cpu;
+	struct pipeline_cpu_run cpu;
 	struct cl_run cl = { 0 };
 	uint8_t *check = NULL;
 	int rc = -1;
@@ -661,7 +700,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 	for (int i = 0; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path to verify", c->st[i].token);
-	if (cpu_start(&cpu, c, in, NULL) < 0)
+	if (cpu_start(&cpu, c, 0, in, NULL) < 0)
 		return -1;
 	// room for the largest image, and then for all side outputs
 	check = malloc(c->max_bytes > c->side_bytes ? c->max_bytes : c->side_bytes);
@@ -671,7 +710,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 	}
 	if (t)
 		t->verified = true;
-	if (cl_start(&cl, c, o, in, NULL, t) < 0)
+	if (cl_start(&cl, c, 0, o, in, NULL, t) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
@@ -692,7 +731,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 		}
 	}
 	if (c->side_bytes) {
-		if (side_download(c, o, cl.side, check) < 0)
+		if (side_download(c, 0, o, cl.side, check) < 0)
 			goto fail;
 		if (compare_side(c, check)) {
 			rc = 1;
