@@ -3,6 +3,7 @@
 #include "cachedir.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,16 @@ static char *cachedir(bool create)
 	return dir;
 }
 
+static atomic_bool never_create;
+
 char *cachedir_get(void)
 {
-	return cachedir(true);
+	return cachedir(!atomic_load(&never_create));
+}
+
+void cachedir_no_create(void)
+{
+	atomic_store(&never_create, true);
 }
 
 char *cachedir_find(void)

@@ -15,4 +15,8 @@ char *cachedir_get(void);
 // The same, but NULL where the directory does not exist: nothing is created.
 char *cachedir_find(void);
 
+// From now on cachedir_get creates nothing either (for a process that must not bring back a
+// directory removed while it runs).
+void cachedir_no_create(void);
+
 #endif

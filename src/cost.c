@@ -118,9 +118,12 @@ void cost_est_free(struct cost_est *e)
 	*e = (struct cost_est){ 0 };
 }
 
-int cost_estimate(struct cost_model *m, const struct plan *p, int threads, struct cost_est *e)
+int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int cores,
+		  struct cost_est *e)
 {
 	double out_bytes = (double)geom_bytes(&p->out) + (double)p->side_cl_bytes;
+	double share = m->dev_type == COST_DEV_CPU && threads > 0 && threads < cores
+			       ? (double)cores / threads : 1;
 
 	*e = (struct cost_est){ .n = p->n };
 	// one block: cpu_ms, dev_ms and in_ms, n entries each (in_ms one more)
@@ -141,10 +144,10 @@ int cost_estimate(struct cost_model *m, const struct plan *p, int threads, struc
 		double cpu_ns = k ? k->cpu_ns : other_cpu, dev_ns = k ? k->dev_ns : other_dev_cpu;
 		e->cpu_ms[i] = sc.units * cpu_ns / (sc.cpu_par && threads > 1 ? threads : 1) / 1e6;
 		e->dev_ms[i] = !has_cl ? INFINITY
-			       : sc.units > 0 ? sc.units * dev_ns / 1e6 + m->launch_ms : 0;
-		e->in_ms[i] = (double)geom_bytes(&s->in) * m->xfer_ns / 1e6;
+			       : sc.units > 0 ? share * (sc.units * dev_ns / 1e6 + m->launch_ms) : 0;
+		e->in_ms[i] = share * (double)geom_bytes(&s->in) * m->xfer_ns / 1e6;
 	}
-	e->out_ms = out_bytes * m->xfer_ns / 1e6;
+	e->out_ms = share * out_bytes * m->xfer_ns / 1e6;
 	return 0;
 }
 

@@ -74,13 +74,17 @@ void cost_stage(const struct plan_stage *s, struct stage_cost *sc);
 
 // The estimates for one image's plan, in ms: each stage on the CPU path with `threads`
 // cores (cpu_ms) and on the device (dev_ms, launch included); moving the image stage k reads
-// into the device (in_ms[k]) and the output and side outputs out of it (out_ms).
+// into the device (in_ms[k]) and the output and side outputs out of it (out_ms). Where the
+// device is a CPU device and the image has fewer than the machine's `cores` (other images
+// in flight take the rest), the device's times count as on the image's share of them:
+// the device runs on every core, the others' too.
 struct cost_est {
 	int n;
 	double *cpu_ms, *dev_ms, *in_ms;
 	double out_ms;
 };
-int cost_estimate(struct cost_model *m, const struct plan *p, int threads, struct cost_est *e);
+int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int cores,
+		  struct cost_est *e);
 void cost_est_free(struct cost_est *e);
 
 // The stages from k on: on the CPU path, and on the device (ready now).

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
@@ -244,17 +243,13 @@ static int image_stages(const struct plan *c, int from)
 }
 
 // A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory aligned to a page, which a zero-copy device taking over
-// from the CPU path mid-chain (pipeline_cl_from) can use in place too. NULL with err set.
+// CPU path (o NULL) plain memory. (Not aligned to a page, which would let a zero-copy
+// device taking over mid-chain use it in place: the heap then grows image by image in a
+// batch.) NULL with err set.
 static void *mem_block(struct ocl *o, size_t bytes)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	void *p = NULL;
-	if (o)
-		return ocl_wrap_alloc(o, bytes);
-	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes ? bytes : 1))
-		p = NULL;
-	if (!p)
+	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
+	if (!p && !o)
 		err_set("out of memory for %zu bytes", bytes);
 	return p;
 }
@@ -472,6 +467,11 @@ static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, int from,
 	}
 	if (mem_take(c, o, mem, &r->host_out, &r->host_tmp) < 0)
 		return -1;
+	// made for the whole chain: from `from` on fewer stages may write images
+	if (k < 2)
+		FREE(r->host_tmp);
+	if (k < 1)
+		FREE(r->host_out);
 	if (k >= 1 && !(r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false)))
 		return -1;
 	if (k >= 2 && !(r->buf[1] = ocl_buf_wrap(o, r->host_tmp, c->max_bytes, false)))
@@ -486,7 +486,7 @@ static int cl_start(struct cl_run *r, const struct plan *c, int from, struct ocl
 	struct ocl_program_id programs[64];
 	int n = plan_programs_from(c, from, programs, 64);
 	double t0 = now_ms();
-	*r = (struct cl_run){ .ocl = o, .g = c->st[from].in };
+	*r = (struct cl_run){ .ocl = o, .g = from < c->n ? c->st[from].in : c->in };
 	if (t) {
 		t->upload_in_place = t->download_in_place = t->download_into_input = false;
 		t->out_alloc_ms = 0;
@@ -582,7 +582,7 @@ int pipeline_cl_from(const struct plan *c, int from, struct ocl *o, struct img *
 	bool reused = false;
 	int rc = -1;
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
-	if (from < 0 || from >= c->n)
+	if (from < 0 || (from >= c->n && from > 0))
 		return err_set("internal error: the device takes the chain from stage %d of %d",
 			       from + 1, c->n);
 	for (int i = from; i < c->n; i++)

@@ -121,8 +121,7 @@ void pipeline_mem_free(struct pipeline_mem *m);
 // reads (the plan's input for 0; not modified) and zeroes the side outputs of the stages
 // from there on; each step runs stage `stage` (t, may be NULL, gets its time in
 // t->stage_ms); end hands out the current image (the output once every stage ran, else the
-// image stage `stage` reads), newly allocated memory aligned to a page (free() it), and
-// frees the rest. abort frees without handing anything out. mem as for pipeline_cpu.
+// image stage `stage` reads), newly allocated (free() it), and frees the rest. abort frees without handing anything out. mem as for pipeline_cpu.
 struct pipeline_cpu_run {
 	const struct plan *c;
 	int stage;          // the next stage to run
@@ -161,7 +160,7 @@ int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem
 int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,
 		struct pipeline_mem *mem, struct img *out, struct run_times *t);
 
-// The same for the stages from `from` on (0 <= from < c->n), the earlier ones having run on
+// The same for the stages from `from` on (0 <= from < c->n, or 0), the earlier ones having run on
 // the CPU path: in is the image stage `from` reads, and only those stages' side outputs are
 // written into c->side (with the download). Gives the same bytes as pipeline_cpu.
 int pipeline_cl_from(const struct plan *c, int from, struct ocl *o, struct img *in,

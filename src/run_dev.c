@@ -216,9 +216,14 @@ void dev_open(struct run_dev *d)
 	}
 }
 
-// Waits (state_mu held) until the device is open; returns it, or NULL as dev_get.
+// Waits (state_mu held) until the device is open; returns it, or NULL as dev_get (and at
+// once for a lazy device never asked to open).
 static struct ocl *wait_open(struct run_dev *d, bool *failed)
 {
+	if (failed)
+		*failed = false;
+	if (!d->started && !d->opened)
+		return NULL;
 	while (!d->opened)
 		pthread_cond_wait(&d->cv, &d->state_mu);
 	if (failed)

@@ -41,7 +41,7 @@ void dev_open(struct run_dev *d);
 
 // Waits until the device is open. Returns it, or NULL when the run goes on on the CPU path
 // (--cpu, no device, an automatic device that failed to open or was dropped, each reported
-// once with one warning). *failed (may be NULL) is set, with err set, when the run must
+// once with one warning, or one never asked to open). *failed (may be NULL) is set, with err set, when the run must
 // stop: a named device that is missing or fails, or no device for --verify. The device
 // may be used only between dev_lock and dev_unlock.
 struct ocl *dev_get(struct run_dev *d, bool *failed);

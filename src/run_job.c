@@ -305,7 +305,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	decode_start(&dec, rd, in.data);
 	// A device that is to take the chain from its first stage is waited for while the
 	// input decodes (its opening, then its programs' builds), and its pinned memory found.
-	if (jd.d && jp.planned == 0) {
+	if (jd.d && jp.planned == 0 && (plan.n > 0 || !jp.auto_on)) {
 		jd.dev = dev_ready(jd.d, jp.prog, jp.nprog, &dev_failed);
 		waited = true;
 	}

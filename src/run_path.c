@@ -6,8 +6,8 @@
 //     the device, ready when it will be (its opening, then its programs' builds, counted
 //     from now, less the decoding they overlap), is estimated to finish the chain sooner
 //     than the CPU path does, even with the open's own CPU time (about its duration on one
-//     core) taken from the image. A batch shares the opening and the builds among the
-//     images still to start. Where the device would pay once its programs are in the binary
+//     core) taken from the image and a quarter of the opening and builds as margin. A batch
+//     shares the opening and the builds among the images still to start. Where the device would pay once its programs are in the binary
 //     cache but not while they still compile, the run marks them (jp->prepare) and, once
 //     done, leaves them to a process of its own that compiles and stores them for later
 //     runs (run_prepare.c): a compile in this process, even at the lowest priority, slows
@@ -81,7 +81,7 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 	tm->dev_from = n;
 	jp->nprog = plan_programs(p, jp->prog, 64);
 	pthread_mutex_lock(&a->mu);
-	rc = cost_estimate(&a->m, p, threads, &jp->e);
+	rc = cost_estimate(&a->m, p, threads, cores, &jp->e);
 	left = a->left > 0 ? a->left-- : 1;
 	decode = cost_decode_ms(&a->m, jpeg, (double)p->in.w * p->in.h);
 	unknown = a->m.dev_type == COST_DEV_UNKNOWN;
@@ -127,9 +127,11 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 		int j0 = cost_split(&jp->e, 0, 0, &ready0);
 		want = j0 < n && (cpu - ready0) * (double)left > r / cores;
 	} else {
-		// Opening the device takes about its own time from one core; and the time until
-		// it is ready is the least certain estimate, so a quarter of it is kept as margin.
-		want = j < n && best + open_ms / cores + rd / 4 < cpu;
+		// Opening the device takes about its own time from one core; and what the device
+		// costs before it computes (its opening and builds, r) is the least certain part
+		// of the estimate (on a CPU device the opening also slows the decoding it
+		// overlaps), so a quarter of it is kept as margin.
+		want = j < n && best + open_ms / cores + r / 4 < cpu;
 	}
 	if (want) {
 		struct ocl_program_id prog[64];
@@ -367,6 +369,19 @@ static int stages_forced(struct run_ctx *x, struct job_dev *jd, struct job_path 
 	int rc;
 
 	for (;;) {
+		if (!jd->dev && jd->d && devs_multi(x->devs)) {
+			// The device taken for the image is gone (a build failed): another, or the
+			// CPU path once none is left (devs_take skips the dropped).
+			devs_give(x->devs, jd->slot);
+			jd->d = devs_take(x->devs, &jd->slot);
+			if (jd->d) {
+				dev_request(jd->d, jp->prog, jp->nprog);
+				jd->dev = dev_ready(jd->d, jp->prog, jp->nprog, &failed);
+				if (failed)
+					return -1;
+				continue;
+			}
+		}
 		if (!jd->dev || !devs_enter(x->devs, jd->slot, px)) {
 			bool entered = jd->dev != NULL;
 			t0 = now_ms();

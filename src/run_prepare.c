@@ -101,6 +101,7 @@ int run_prepare(const char *list)
 
 	closefrom(3);
 	setpriority(PRIO_PROCESS, 0, 19);
+	cachedir_no_create(); // the run's directory, or none
 	if (!(dir = cachedir_find()))
 		return 0;
 	free(dir);
