@@ -43,6 +43,9 @@ bool ocl_faults_set(void);
 // Whether o is the device ocl_open(NULL) picks (the automatic one), however it was named.
 bool ocl_is_default(const struct ocl *o);
 
+// o's number in ocl_list_devices (what --device N names).
+size_t ocl_device_number(const struct ocl *o);
+
 // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)"
 const char *ocl_device_name(const struct ocl *o);
 

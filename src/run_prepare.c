@@ -122,6 +122,9 @@ int run_prepare(const char *list)
 		int built0, cached0, built1, cached1;
 		if (!colon)
 			continue;
+		if (!(dir = cachedir_find())) // gone: nothing to build for
+			break;
+		free(dir);
 		*colon = '\0';
 		ocl_build_count(o, &built0, &cached0);
 		t0 = now_ms();

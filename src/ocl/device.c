@@ -344,6 +344,11 @@ bool ocl_is_default(const struct ocl *o)
 	return o->is_default;
 }
 
+size_t ocl_device_number(const struct ocl *o)
+{
+	return o->index;
+}
+
 struct ocl *ocl_open(const char *spec, int *none_available)
 {
 	cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, 0, 0};
