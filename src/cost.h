@@ -49,6 +49,8 @@ struct cost_model {
 	double open_ms;     // opening it
 	double xfer_ns;     // ns a byte moved into or out of it (copies; on a zero-copy device
 	                    // what stands for them: first touches of fresh memory, the map)
+	double switch_ns;   // ns more a byte of the image handed over at a later stage than the
+	                    // first (copied to pinned memory, or, zero-copy, into fresh memory)
 	double launch_ms;   // a stage's launch and wait
 	double load_ms;     // building a program from the binary cache
 	double compile_ms;  // compiling one from source (where none of its own is known)
@@ -74,7 +76,8 @@ void cost_stage(const struct plan_stage *s, struct stage_cost *sc);
 
 // The estimates for one image's plan, in ms: each stage on the CPU path with `threads`
 // cores (cpu_ms) and on the device (dev_ms, launch included); moving the image stage k reads
-// into the device (in_ms[k]) and the output and side outputs out of it (out_ms). Where the
+// into the device (in_ms[k], handing it over included) and the output and side outputs out
+// of it (out_ms). Where the
 // device is a CPU device and the image has fewer than the machine's `cores` (other images
 // in flight take the rest), the device's times count as on the image's share of them:
 // the device runs on every core, the others' too.

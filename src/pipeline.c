@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
@@ -242,14 +243,27 @@ static int image_stages(const struct plan *c, int from)
 	return k;
 }
 
+// Blocks at least this large are mapped by the C library on their own (glibc's mmap
+// threshold never rises above 32 MiB on 64-bit systems), so aligning them to a page costs
+// nothing; smaller ones come from the heap, where aligned blocks leave pieces it cannot
+// reuse and it grew image by image in a batch.
+#define MEM_ALIGN_FROM ((size_t)32 << 20)
+
 // A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory. (Not aligned to a page, which would let a zero-copy
-// device taking over mid-chain use it in place: the heap then grows image by image in a
-// batch.) NULL with err set.
+// CPU path (o NULL) plain memory, aligned to a page from MEM_ALIGN_FROM bytes on, so that a
+// zero-copy device taking over mid-chain (pipeline_cl_from) can use a large image in place.
+// NULL with err set.
 static void *mem_block(struct ocl *o, size_t bytes)
 {
-	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
-	if (!p && !o)
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+	if (o)
+		return ocl_wrap_alloc(o, bytes);
+	if (bytes < MEM_ALIGN_FROM)
+		p = malloc(bytes);
+	else if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes))
+		p = NULL;
+	if (!p)
 		err_set("out of memory for %zu bytes", bytes);
 	return p;
 }
@@ -275,19 +289,23 @@ void pipeline_mem_free(struct pipeline_mem *m)
 }
 
 // A run's two blocks into *out and *tmp: mem's where it holds them for c (taken: mem is
-// emptied), else made here for o (pipeline_mem_alloc).
+// emptied), and those it lacks that the chain writes made here for o (mem_block).
 static int mem_take(const struct plan *c, struct ocl *o, struct pipeline_mem *mem,
 		    uint8_t **out, uint8_t **tmp)
 {
-	struct pipeline_mem own;
-	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
-		if (pipeline_mem_alloc(c, o, &own) < 0)
-			return -1;
-		mem = &own;
+	struct pipeline_mem own = { 0 };
+	int k = image_stages(c, 0);
+	if (mem && mem->bytes == c->max_bytes) { // made for this chain, not taken yet
+		own = *mem;
+		*mem = (struct pipeline_mem){ 0 };
 	}
-	*out = mem->out;
-	*tmp = mem->tmp;
-	*mem = (struct pipeline_mem){ 0 };
+	if ((k >= 1 && !own.out && !(own.out = mem_block(o, c->max_bytes))) ||
+	    (k >= 2 && !own.tmp && !(own.tmp = mem_block(o, c->max_bytes)))) {
+		pipeline_mem_free(&own);
+		return err_prefix("the stages' images");
+	}
+	*out = own.out;
+	*tmp = own.tmp;
 	return 0;
 }
 
@@ -325,8 +343,10 @@ static void cpu_step(struct pipeline_cpu_run *r, const struct plan_stage *s)
 	r->g = s->plan.out;
 }
 
-// Hands the current image to out (copying only when no stage wrote) and frees the rest.
-static int cpu_finish(struct pipeline_cpu_run *r, struct img *out)
+// Hands the current image to out (copying only when no stage wrote), the other block to
+// spare where given (a pipeline_mem for the chain with it as out, for the device taking the
+// rest), and frees the rest.
+static int cpu_finish(struct pipeline_cpu_run *r, struct img *out, struct pipeline_mem *spare)
 {
 	*out = (struct img){ r->g.w, r->g.h, r->g.ch, NULL };
 	if (r->cur == r->buf[r->next ^ 1]) {
@@ -336,6 +356,14 @@ static int cpu_finish(struct pipeline_cpu_run *r, struct img *out)
 		out->data = mem_block(NULL, geom_bytes(&r->g));
 		if (out->data)
 			memcpy(out->data, r->cur, geom_bytes(&r->g));
+	}
+	if (spare) {
+		*spare = (struct pipeline_mem){ .bytes = r->c->max_bytes };
+		spare->out = r->buf[0] ? r->buf[0] : r->buf[1];
+		if (spare->out == r->buf[0])
+			r->buf[0] = NULL;
+		else
+			r->buf[1] = NULL;
 	}
 	FREE(r->buf[0]);
 	FREE(r->buf[1]);
@@ -357,9 +385,9 @@ void pipeline_cpu_step(struct pipeline_cpu_run *r, struct run_times *t)
 		t->stage_ms[i] = now_ms() - t0;
 }
 
-int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out)
+int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out, struct pipeline_mem *spare)
 {
-	return cpu_finish(r, out);
+	return cpu_finish(r, out, spare);
 }
 
 void pipeline_cpu_abort(struct pipeline_cpu_run *r)
@@ -376,7 +404,7 @@ int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem
 		return -1;
 	while (r.stage < c->n)
 		pipeline_cpu_step(&r, t);
-	return cpu_finish(&r, out);
+	return cpu_finish(&r, out, NULL);
 }
 
 // ---- the OpenCL path --------------------------------------------------------------------
@@ -738,7 +766,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 			goto fail;
 		}
 	}
-	rc = cpu_finish(&cpu, out);
+	rc = cpu_finish(&cpu, out, NULL);
 fail:
 	if (rc != 0) {
 		FREE(cpu.buf[0]);

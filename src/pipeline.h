@@ -103,7 +103,8 @@ struct run_times {
 // made before the run so that the caller can make its pages present while the input
 // decodes: two blocks of bytes (c->max_bytes) each, out and tmp, the stages' images in
 // turn, out the one that the only or (zero-copy) the last image-writing stage writes; tmp
-// NULL where fewer than two stages write an image, both NULL where none does.
+// NULL where fewer than two stages write an image, both NULL where none does. A run takes
+// the blocks it has and makes those it lacks.
 struct pipeline_mem {
 	void *out, *tmp;
 	size_t bytes;
@@ -121,7 +122,9 @@ void pipeline_mem_free(struct pipeline_mem *m);
 // reads (the plan's input for 0; not modified) and zeroes the side outputs of the stages
 // from there on; each step runs stage `stage` (t, may be NULL, gets its time in
 // t->stage_ms); end hands out the current image (the output once every stage ran, else the
-// image stage `stage` reads), newly allocated (free() it), and frees the rest. abort frees without handing anything out. mem as for pipeline_cpu.
+// image stage `stage` reads), newly allocated (free() it), and where spare is not NULL the
+// other block of the run (a pipeline_mem made for the chain, for pipeline_cl_from), and
+// frees the rest. abort frees without handing anything out. mem as for pipeline_cpu.
 struct pipeline_cpu_run {
 	const struct plan *c;
 	int stage;          // the next stage to run
@@ -133,7 +136,7 @@ struct pipeline_cpu_run {
 int pipeline_cpu_begin(struct pipeline_cpu_run *r, const struct plan *c, int from,
 		       const struct img *in, struct pipeline_mem *mem);
 void pipeline_cpu_step(struct pipeline_cpu_run *r, struct run_times *t);
-int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out);
+int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out, struct pipeline_mem *spare);
 void pipeline_cpu_abort(struct pipeline_cpu_run *r);
 
 // Runs the planned chain on the CPU. in is not modified; out->data is newly allocated

@@ -264,7 +264,9 @@ static int run_device(struct run_ctx *x, struct job_dev *jd, struct job_path *jp
 	dev_queue(jd->d, est);
 	dev_lock(jd->d);
 	t0 = now_ms();
-	rc = pipeline_cl_from(plan, k, jd->dev, &img, reuse_bytes, k == 0 ? mem : NULL, res, times);
+	// mem: made while decoding (stage 0), or the CPU path's other block (zero-copy only)
+	rc = pipeline_cl_from(plan, k, jd->dev, &img, reuse_bytes,
+			      k == 0 || pipeline_zero_copy(jd->dev) ? mem : NULL, res, times);
 	tm->device_ms = now_ms() - t0;
 	if (rc < 0 && !named)
 		devs_drop(x->devs, jd->slot, err_msg()); // one warning, a build log included
@@ -307,6 +309,7 @@ static int stages_auto(struct run_ctx *x, struct job_dev *jd, struct job_path *j
 {
 	struct pipeline_cpu_run r;
 	struct img mid = { 0 }; // the CPU path's image the device was given (owned)
+	struct pipeline_mem spare = { 0 }; // the CPU path's other block, for the device
 	bool running = false;
 	int k = 0, n = plan->n, rc = 0;
 
@@ -315,12 +318,14 @@ static int stages_auto(struct run_ctx *x, struct job_dev *jd, struct job_path *j
 			struct img *at = in;
 			if (running) {
 				running = false;
-				if (pipeline_cpu_end(&r, &mid) < 0)
+				if (pipeline_cpu_end(&r, &mid, &spare) < 0)
 					return -1;
 				at = &mid;
+				mem = &spare;
 			}
 			rc = run_device(x, jd, jp, plan, k, at, decoded, reuse_bytes, mem, res, tm,
 					dev_error);
+			pipeline_mem_free(&spare);
 			if (rc <= 0) {
 				free(mid.data);
 				return rc;
@@ -349,7 +354,7 @@ static int stages_auto(struct run_ctx *x, struct job_dev *jd, struct job_path *j
 		learn_cpu(x, &plan->st[k], threads, ms);
 		k++;
 	}
-	rc = pipeline_cpu_end(&r, res);
+	rc = pipeline_cpu_end(&r, res, NULL);
 	free(mid.data);
 	if (tm->dev_from == n || tm->fell_back)
 		tm->on_cpu = true;

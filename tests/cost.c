@@ -273,14 +273,14 @@ static void test_switch(void)
 			rc = pipeline_cpu_begin(&r, &p, 0, &in, NULL);
 			while (rc == 0 && r.stage < k)
 				pipeline_cpu_step(&r, NULL);
-			rc = rc == 0 ? pipeline_cpu_end(&r, &mid) : -1;
+			rc = rc == 0 ? pipeline_cpu_end(&r, &mid, NULL) : -1;
 			// the CPU path resumed from the image handed out: what the fallback does
 			if (rc == 0) {
 				struct pipeline_cpu_run r2;
 				rc = pipeline_cpu_begin(&r2, &p, k, &mid, NULL);
 				while (rc == 0 && r2.stage < p.n)
 					pipeline_cpu_step(&r2, NULL);
-				rc = rc == 0 ? pipeline_cpu_end(&r2, &out) : -1;
+				rc = rc == 0 ? pipeline_cpu_end(&r2, &out, NULL) : -1;
 			}
 			snprintf(name, sizeof name, "switch: %s, the CPU path stopped and resumed at stage %d",
 				 chains[c], k + 1);
