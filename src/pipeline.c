@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
-// Plan and run the chain. The pipeline owns every buffer: a stage reads one and writes
-// another (ping-pong on the host and on the device), so a stage never writes its input and
-// the CPU path can always run in its place.
+// Plan and run the chain: parsing and planning, the OpenCL path and both compared
+// (--verify); the CPU path and the memory the stages write are in pipeline_cpu.c. The
+// pipeline owns every buffer: a stage reads one and writes another (ping-pong on the host
+// and on the device), so a stage never writes its input and the CPU path can always run in
+// its place.
 #include "pipeline.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
 #include "ocl.h"
+#include "pipeline_impl.h"
 
 #define FREE(p) (free(p), (p) = NULL)
 
@@ -232,181 +234,6 @@ int plan_programs_from(const struct plan *c, int from, struct ocl_program_id *pr
 	return n;
 }
 
-// ---- the memory a run writes its images into ----------------------------------------------
-
-// How many stages of the chain from stage `from` on write an image.
-static int image_stages(const struct plan *c, int from)
-{
-	int k = 0;
-	for (int i = from; i < c->n; i++)
-		k += !c->st[i].plan.passthrough;
-	return k;
-}
-
-// Blocks at least this large are mapped by the C library on their own (glibc's mmap
-// threshold never rises above 32 MiB on 64-bit systems), so aligning them to a page costs
-// nothing; smaller ones come from the heap, where aligned blocks leave pieces it cannot
-// reuse and it grew image by image in a batch.
-#define MEM_ALIGN_FROM ((size_t)32 << 20)
-
-// A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory, aligned to a page from MEM_ALIGN_FROM bytes on, so that a
-// zero-copy device taking over mid-chain (pipeline_cl_from) can use a large image in place.
-// NULL with err set.
-static void *mem_block(struct ocl *o, size_t bytes)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	void *p = NULL;
-	if (o)
-		return ocl_wrap_alloc(o, bytes);
-	if (bytes < MEM_ALIGN_FROM)
-		p = malloc(bytes);
-	else if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes))
-		p = NULL;
-	if (!p)
-		err_set("out of memory for %zu bytes", bytes);
-	return p;
-}
-
-int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem *m)
-{
-	int k = image_stages(c, 0);
-
-	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
-	if ((k >= 1 && !(m->out = mem_block(o, c->max_bytes))) ||
-	    (k >= 2 && !(m->tmp = mem_block(o, c->max_bytes)))) {
-		pipeline_mem_free(m);
-		return err_prefix("the stages' images");
-	}
-	return 0;
-}
-
-void pipeline_mem_free(struct pipeline_mem *m)
-{
-	free(m->out);
-	free(m->tmp);
-	*m = (struct pipeline_mem){ 0 };
-}
-
-// A run's two blocks into *out and *tmp: mem's where it holds them for c (taken: mem is
-// emptied), and those it lacks that the chain writes made here for o (mem_block).
-static int mem_take(const struct plan *c, struct ocl *o, struct pipeline_mem *mem,
-		    uint8_t **out, uint8_t **tmp)
-{
-	struct pipeline_mem own = { 0 };
-	int k = image_stages(c, 0);
-	if (mem && mem->bytes == c->max_bytes) { // made for this chain, not taken yet
-		own = *mem;
-		*mem = (struct pipeline_mem){ 0 };
-	}
-	if ((k >= 1 && !own.out && !(own.out = mem_block(o, c->max_bytes))) ||
-	    (k >= 2 && !own.tmp && !(own.tmp = mem_block(o, c->max_bytes)))) {
-		pipeline_mem_free(&own);
-		return err_prefix("the stages' images");
-	}
-	*out = own.out;
-	*tmp = own.tmp;
-	return 0;
-}
-
-// ---- the CPU path ---------------------------------------------------------------------
-
-// The image buffers (NULL where no stage writes them): mem's where it holds them for c
-// (taken from it), else allocated (mem_take). The side outputs of the stages from `from`
-// on are zeroed; those before are the stages' that ran already.
-static int cpu_start(struct pipeline_cpu_run *r, const struct plan *c, int from,
-		     const struct img *in, struct pipeline_mem *mem)
-{
-	*r = (struct pipeline_cpu_run){ .c = c, .stage = from, .cur = in->data,
-					.g = from < c->n ? c->st[from].in : c->out };
-	for (int i = from; i < c->n; i++)
-		if (c->st[i].side)
-			memset(c->st[i].side, 0, c->st[i].plan.side_bytes);
-	return mem_take(c, NULL, mem, &r->buf[0], &r->buf[1]);
-}
-
-static void cpu_step(struct pipeline_cpu_run *r, const struct plan_stage *s)
-{
-	struct img in = { r->g.w, r->g.h, r->g.ch, (uint8_t *)r->cur };
-	r->stage++;
-	if (s->plan.side_bytes)
-		s->ops->side_cpu(s->params, &in, s->side);
-	if (s->plan.passthrough) {
-		if (s->ops->run_cpu)
-			s->ops->run_cpu(s->params, &s->plan, &in, NULL);
-		return;
-	}
-	struct img out = { s->plan.out.w, s->plan.out.h, s->plan.out.ch, r->buf[r->next] };
-	s->ops->run_cpu(s->params, &s->plan, &in, &out);
-	r->cur = r->buf[r->next];
-	r->next ^= 1;
-	r->g = s->plan.out;
-}
-
-// Hands the current image to out (copying only when no stage wrote), the other block to
-// spare where given (a pipeline_mem for the chain with it as out, for the device taking the
-// rest), and frees the rest.
-static int cpu_finish(struct pipeline_cpu_run *r, struct img *out, struct pipeline_mem *spare)
-{
-	*out = (struct img){ r->g.w, r->g.h, r->g.ch, NULL };
-	if (r->cur == r->buf[r->next ^ 1]) {
-		out->data = r->buf[r->next ^ 1];
-		r->buf[r->next ^ 1] = NULL;
-	} else {
-		out->data = mem_block(NULL, geom_bytes(&r->g));
-		if (out->data)
-			memcpy(out->data, r->cur, geom_bytes(&r->g));
-	}
-	if (spare) {
-		*spare = (struct pipeline_mem){ .bytes = r->c->max_bytes };
-		spare->out = r->buf[0] ? r->buf[0] : r->buf[1];
-		if (spare->out == r->buf[0])
-			r->buf[0] = NULL;
-		else
-			r->buf[1] = NULL;
-	}
-	FREE(r->buf[0]);
-	FREE(r->buf[1]);
-	return out->data ? 0 : err_set("out of memory");
-}
-
-int pipeline_cpu_begin(struct pipeline_cpu_run *r, const struct plan *c, int from,
-		       const struct img *in, struct pipeline_mem *mem)
-{
-	return cpu_start(r, c, from, in, mem);
-}
-
-void pipeline_cpu_step(struct pipeline_cpu_run *r, struct run_times *t)
-{
-	int i = r->stage;
-	double t0 = t ? now_ms() : 0;
-	cpu_step(r, &r->c->st[i]);
-	if (t)
-		t->stage_ms[i] = now_ms() - t0;
-}
-
-int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out, struct pipeline_mem *spare)
-{
-	return cpu_finish(r, out, spare);
-}
-
-void pipeline_cpu_abort(struct pipeline_cpu_run *r)
-{
-	FREE(r->buf[0]);
-	FREE(r->buf[1]);
-}
-
-int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem *mem,
-		 struct img *out, struct run_times *t)
-{
-	struct pipeline_cpu_run r;
-	if (cpu_start(&r, c, 0, in, mem) < 0)
-		return -1;
-	while (r.stage < c->n)
-		pipeline_cpu_step(&r, t);
-	return cpu_finish(&r, out, NULL);
-}
-
 // ---- the OpenCL path --------------------------------------------------------------------
 // Two ways to move the image. On a device with memory of its own (a discrete GPU): one
 // upload into device buffer A, the stages ping-pong between A and B, one download into
@@ -475,7 +302,7 @@ static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, int from,
 			      const struct img *in, struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl *o = r->ocl;
-	int k = image_stages(c, from);
+	int k = pipeline_image_stages(c, from);
 	double t0 = now_ms();
 
 	if (ocl_wrap_aligned(o, in->data)) {
@@ -493,7 +320,7 @@ static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, int from,
 		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
 			return -1;
 	}
-	if (mem_take(c, o, mem, &r->host_out, &r->host_tmp) < 0)
+	if (pipeline_mem_take(c, o, mem, &r->host_out, &r->host_tmp) < 0)
 		return -1;
 	// made for the whole chain: from `from` on fewer stages may write images
 	if (k < 2)
@@ -728,7 +555,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 	for (int i = 0; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path to verify", c->st[i].token);
-	if (cpu_start(&cpu, c, 0, in, NULL) < 0)
+	if (pipeline_cpu_begin(&cpu, c, 0, in, NULL) < 0)
 		return -1;
 	// room for the largest image, and then for all side outputs
 	check = malloc(c->max_bytes > c->side_bytes ? c->max_bytes : c->side_bytes);
@@ -742,7 +569,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
-		cpu_step(&cpu, s);
+		pipeline_cpu_step(&cpu, NULL);
 		if (cl_step(&cl, s) < 0)
 			goto fail;
 		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
@@ -766,12 +593,10 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 			goto fail;
 		}
 	}
-	rc = cpu_finish(&cpu, out, NULL);
+	rc = pipeline_cpu_end(&cpu, out, NULL);
 fail:
-	if (rc != 0) {
-		FREE(cpu.buf[0]);
-		FREE(cpu.buf[1]);
-	}
+	if (rc != 0)
+		pipeline_cpu_abort(&cpu);
 	free(check);
 	cl_release(&cl);
 	return rc;
