@@ -121,11 +121,13 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 	if (started) {
 		want = j < n;
 	} else if (left > 1) {
-		// A batch: the opening and the builds (r) are shared by the images to come, each
-		// of which saves what the device, once ready, saves on this one.
-		double ready0;
+		// A batch: the opening and the builds (r, on one core) are shared by the images
+		// that start once the device is ready (those the CPU path takes meanwhile, about
+		// r / cpu a share of the cores, do not count), each of which saves what the
+		// device, once ready, saves on this one, on its share of the cores.
+		double ready0, after = (double)left - r / (cpu > 0 ? cpu : 1) * cores / threads;
 		int j0 = cost_split(&jp->e, 0, 0, &ready0);
-		want = j0 < n && (cpu - ready0) * (double)left > r / cores;
+		want = j0 < n && after > 0 && (cpu - ready0) * threads * after > r;
 	} else {
 		// Opening the device takes about its own time from one core; and what the device
 		// costs before it computes (its opening and builds, r) is the least certain part

@@ -12,8 +12,9 @@
 # (the goal: at most 1.10). "default, cold" is the default with the program cache and the
 # cost model empty (a new CLIMG_CACHE_DIR, POCL_CACHE_DIR and CUDA_CACHE_PATH each run),
 # against --cpu (the goal there: at most 1.10 too); a run that leaves a process compiling
-# programs for later runs is waited for (BENCH_PREPARE_WAIT seconds at most, default 15,
-# then ended) before the next run starts. The last column says where the default ran the
+# programs for later runs (at the lowest priority) is waited for (BENCH_PREPARE_WAIT seconds
+# at most, then ended) before the next run starts: default 15 s on fewer than 8 cores,
+# where it would take one of the few from the next run, else 0. The last column says where the default ran the
 # stages (from one more run with --time).
 #
 #   sh tools/bench-auto.sh > auto.md        (or `make bench-auto`)
@@ -29,7 +30,7 @@ CLIMG=${CLIMG:-$PWD/climg}
 IMGTOOL=${IMGTOOL:-$PWD/tests/imgtool}
 RUNS=${BENCH_RUNS:-5}
 COLD=${BENCH_COLD:-1}
-PREPARE_WAIT=${BENCH_PREPARE_WAIT:-15}
+PREPARE_WAIT=${BENCH_PREPARE_WAIT:-$([ "$CORES" -lt 8 ] && echo 15 || echo 0)}
 CORES=$(nproc)
 
 # ---- the rows: NUMBER|FORM|INPUT|CHAIN|OUTPUT EXTENSION ---------------------------------------
