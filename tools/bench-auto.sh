@@ -30,8 +30,8 @@ CLIMG=${CLIMG:-$PWD/climg}
 IMGTOOL=${IMGTOOL:-$PWD/tests/imgtool}
 RUNS=${BENCH_RUNS:-5}
 COLD=${BENCH_COLD:-1}
-PREPARE_WAIT=${BENCH_PREPARE_WAIT:-$([ "$CORES" -lt 8 ] && echo 15 || echo 0)}
 CORES=$(nproc)
+PREPARE_WAIT=${BENCH_PREPARE_WAIT:-$([ "$CORES" -lt 8 ] && echo 15 || echo 0)}
 
 # ---- the rows: NUMBER|FORM|INPUT|CHAIN|OUTPUT EXTENSION ---------------------------------------
 LONG="rotate:90 flip grey invert convolve:box transpose threshold:100 rotate:180 flop convolve:gauss:sigma=2"
