@@ -143,10 +143,10 @@ struct job_path {
 	bool prepare; // the device would pay with these programs in the binary cache
 };
 
-// Chooses, before the input decodes, where the stages of plan p (for an input of
-// geometry g, a JPEG or not) are to run: fills jp, starts opening the device and building
-// its programs where that pays (or where it only prepares later runs: then in the
-// background), and says why in tm->why. -1 with err set (out of memory).
+// Chooses, before the input decodes, where the stages of plan p (a JPEG's or not) are to
+// run: fills jp (jp->prepare where the device would pay with its programs in the binary
+// cache, for prepare_note), starts opening the device and building its programs where that
+// pays, and says why in tm->why. -1 with err set (out of memory).
 int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool jpeg,
 	      struct job_path *jp, struct timing *tm);
 

@@ -7,11 +7,12 @@
 //     from now, less the decoding they overlap), is estimated to finish the chain sooner
 //     than the CPU path does, even with the open's own CPU time (about its duration on one
 //     core) taken from the image and a quarter of the opening and builds as margin. A batch
-//     shares the opening and the builds among the images still to start. Where the device would pay once its programs are in the binary
-//     cache but not while they still compile, the run marks them (jp->prepare) and, once
-//     done, leaves them to a process of its own that compiles and stores them for later
-//     runs (run_prepare.c): a compile in this process, even at the lowest priority, slows
-//     the image (it holds the process's locks for loading libraries and mapping memory).
+//     weighs the opening and the builds against the images that start once the device is
+//     ready. Where the device would pay once its programs are in the binary cache but not
+//     while they still compile, the run marks them (jp->prepare) and, once done, leaves
+//     them to a process of its own that compiles and stores them for later runs
+//     (run_prepare.c): a compile in this process, even at the lowest priority, slows the
+//     image (it holds the process's locks for loading libraries and mapping memory).
 //   - At each stage boundary (decide): the split that cost_split finds best for the rest of
 //     the chain, with the device ready when the model now expects it. The device takes the
 //     rest of the chain when that split starts now: the run waits for it to be ready, hands
@@ -22,7 +23,6 @@
 // included. An automatically chosen device that fails is dropped with one warning and the
 // CPU path goes on from the image the device was given; --device makes that an error. Each
 // image's stage times, and the device's opening and builds, teach the model (cost.h).
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
