@@ -78,8 +78,9 @@ $(B)/kernels.o: $(B)/kernels.c
 # without libFuzzer, so the suite replays them with gcc too.
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
-TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/codec $(OUT)tests/kernels \
-                $(OUT)tests/jobs $(OUT)tests/cost $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so \
+TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/metatool $(OUT)tests/codec \
+                $(OUT)tests/kernels $(OUT)tests/jobs $(OUT)tests/cost $(OUT)tests/failwrite.so \
+                $(OUT)tests/fakeicd.so \
                 $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
@@ -99,6 +100,12 @@ $(OUT)tests/cost: $(B)/tests/cost.o $(LIB_OBJ)
 $(OUT)tests/imgtool: $(B)/tests/imgtool.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Image metadata made and read back on its own, with zlib alone (tests/t-metadata.sh,
+# tests/t-autoorient.sh).
+$(OUT)tests/metatool: $(B)/tests/metatool.o
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lz
 
 $(OUT)tests/fuzz/replay-%: $(B)/tests/fuzz/fuzz-%.o $(B)/tests/fuzz/replay.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -125,8 +132,8 @@ $(OUT)tests/kernels: $(B)/tests/kernels.o $(LIB_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
-	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool UNIT=$(OUT)tests/unit \
-	CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+	UNIT=$(OUT)tests/unit CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
 	JOBSTEST=$(OUT)tests/jobs COSTTEST=$(OUT)tests/cost FUZZ_REPLAY=$(OUT)tests/fuzz \
 	FAILWRITE=$(OUT)tests/failwrite.so FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
@@ -160,6 +167,11 @@ bench-batch: climg tests/imgtool
 bench-auto: climg tests/imgtool
 	@sh tools/bench-auto.sh
 
+# `make bench-compare`: climg compare against odiff and ImageMagick's compare, where they are
+# installed, on two 20 MP PNGs (tools/bench-compare.sh; BENCH_RUNS, BENCH_DIR).
+bench-compare: climg tests/imgtool
+	sh tools/bench-compare.sh
+
 # Regenerates the committed sample images in testdata/.
 testdata: tests/imgtool
 	sh tests/make-testdata.sh
@@ -191,6 +203,7 @@ check-asan:
 	$(MAKE) B=build-asan OUT=build-asan/ CC=$(SAN_CC) CFLAGS="$(SAN_FLAGS)" \
 		build-asan/climg $(TEST_BINS:$(OUT)%=build-asan/%) build-asan/tools/bench
 	$(SAN_ENV) JOBS=2 CLIMG=build-asan/climg IMGTOOL=build-asan/tests/imgtool \
+		METATOOL=build-asan/tests/metatool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
 		CODEC=build-asan/tests/codec KERNELS=build-asan/tests/kernels \
 		JOBSTEST=build-asan/tests/jobs COSTTEST=build-asan/tests/cost BENCH=build-asan/tools/bench \
@@ -199,8 +212,9 @@ check-asan:
 
 # check-valgrind: the CPU path under valgrind memcheck (tests/valgrind.sh): no errors, no
 # definite leaks.
-check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(REPLAY_BINS)
-	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
+check-valgrind: $(OUT)climg $(OUT)tests/imgtool $(OUT)tests/metatool $(REPLAY_BINS)
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+		FUZZ_REPLAY=$(OUT)tests/fuzz sh tests/valgrind.sh
 
 # fuzz: builds the libFuzzer targets (tests/fuzz/fuzz-*.c) with clang into build-fuzz/ and
 # runs each for FUZZ_SECONDS on a corpus seeded by tests/fuzz/make-seeds.sh. New crashes
@@ -217,8 +231,9 @@ build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c FORCE
 
 lib-objs: $(LIB_OBJ)
 
-fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool
-	CLIMG=$(abspath $(OUT)climg) IMGTOOL=$(OUT)tests/imgtool sh tests/fuzz/make-seeds.sh build-fuzz/seeds
+fuzz: $(FUZZ_TARGETS:%=build-fuzz/fuzz-%) $(OUT)climg $(OUT)tests/imgtool $(OUT)tests/metatool
+	CLIMG=$(abspath $(OUT)climg) IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
+		sh tests/fuzz/make-seeds.sh build-fuzz/seeds
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p build-fuzz/corpus/$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
@@ -242,6 +257,16 @@ check-fresh:
 	sh tools/check-fresh.sh
 
 .PHONY: check-fresh
+
+# check-cluster: the man page's recipes for many machines, run through real engines on this
+# one machine: a one-node Slurm cluster (munged, slurmctld, slurmd on loopback) runs a job
+# array of shards, GNU parallel runs shards over ssh to an sshd on loopback; a worker of each
+# is killed mid-shard and the rerun must complete the set, equal to an unsharded run.
+# Root, and the packages of `sh tools/install-deps.sh --dev`; tools/check-cluster.sh.
+check-cluster: $(OUT)climg $(OUT)tests/imgtool
+	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool sh tools/check-cluster.sh
+
+.PHONY: check-cluster
 
 # ---- install (GNU conventions: DESTDIR, prefix and the directory variables) -------------------
 # `make install PREFIX=/usr DESTDIR=/tmp/stage` installs the binary, the man page and the bash
@@ -302,7 +327,7 @@ clean:
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e bench-batch bench-auto testdata install uninstall deb check-deb clean \
+.PHONY: all test bench bench-e2e bench-batch bench-auto bench-compare testdata install uninstall deb check-deb clean \
 	check-asan check-valgrind fuzz lib-objs FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
 	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tests/cost.d $(B)/tools/bench.d \

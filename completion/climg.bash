@@ -2,9 +2,9 @@
 # bash completion for climg(1). Completes the options (read from `climg --help`), the input
 # and output file names, the stages (from `climg --list-stages`, so a new stage needs no edit
 # here), the keywords of their arguments, --format's values and --device's (gpu, cpu and the
-# numbers and names `climg --list-devices` prints). It runs the climg being completed (the
-# command word when it names a file, else climg on PATH), and needs none of
-# bash-completion's functions.
+# numbers and names `climg --list-devices` prints), and the commands help and compare (a
+# stage's name after help). It runs the climg being completed (the command word when it
+# names a file, else climg on PATH), and needs none of bash-completion's functions.
 #
 # The word under the cursor is read from COMP_LINE, not COMP_WORDS: bash splits COMP_WORDS at
 # COMP_WORDBREAKS (':' and '=' among them), but a stage is one word, rotate:90:crop. Each
@@ -63,7 +63,8 @@ _climg_run()
 # _climg_options: each option of `climg --help`, one a line, followed by " V" when it takes
 # a value (the help shows it as an upper-case word: "--format FMT"); "--time[=json]" gives
 # --time and --time=json. An option's line starts it within 8 columns; a description's
-# continuation line, indented further, may mention options without being one.
+# continuation line, indented further, may mention options without being one. Each option
+# once, though --help describes some twice (--device: for chains and for compare).
 _climg_options()
 {
 	_climg_run --help | awk '/^ +-/ && index($0, "-") <= 8 {
@@ -93,7 +94,7 @@ _climg_options()
 				print w v
 			}
 		}
-	}'
+	}' | awk '!seen[$1]++'
 }
 
 # _climg_add PREFIX WORD...: adds each PREFIX.WORD that starts with $cur to COMPREPLY.
@@ -141,17 +142,27 @@ _climg_value()
 	esac
 }
 
+# _climg_stage_names: each stage's usage, one a line, from --list-stages (whose lines that
+# start with a blank continue a description).
+_climg_stage_names()
+{
+	local line
+	while IFS= read -r line; do
+		[[ -n $line && $line != [[:space:]]* ]] && printf '%s\n' "${line%%[[:space:]]*}"
+	done < <(_climg_run --list-stages)
+}
+
 # _climg_stage: $cur is a stage: its name, or the argument after its last ':'.
 _climg_stage()
 {
 	local name arg base n line first
 	if [[ $cur != *:* ]]; then
 		# "rotate:DEGREES..." needs an argument: offered as "rotate:"
-		while read -r first _; do
+		while read -r first; do
 			name=${first%%[:[]*}
 			[[ $first == "$name":* ]] && name+=:
 			_climg_add "" "$name"
-		done < <(_climg_run --list-stages)
+		done < <(_climg_stage_names)
 		return
 	fi
 	name=${cur%%:*}
@@ -164,6 +175,8 @@ _climg_stage()
 		border) _climg_add "${base}border=" replicate reflect wrap zero ;;
 		norm) _climg_add "${base}norm=" sum none ;;
 		scale) _climg_add "${base}scale=" linear log ;;
+		alpha) _climg_add "${base}alpha=" yes no ;;
+		bg) [[ $name == flatten ]] && _climg_add "${base}bg=" white black ;;
 		plot) _climg_files "${base}plot=" ;;
 		kernel) [[ $arg == kernel=@* ]] && _climg_files "${base}kernel=@" ;;
 		esac
@@ -190,14 +203,16 @@ _climg_stage()
 		fi
 		;;
 	grey) ((n == 1)) && _climg_add "$base" bt601 bt709 avg ;;
-	histogram) _climg_add "$base" plot= scale= ;;
+	flatten) ((n == 1)) && _climg_add "$base" bg= ;;
+	histogram) _climg_add "$base" plot= scale= alpha= ;;
+	stats) ((n == 1)) && _climg_files "$base" ;;
 	esac
 }
 
 # _climg: the completion function (complete -F).
 _climg()
 {
-	local cur w i skip=0 dashdash=0 npos=0 opts valopts opt k c pre names
+	local cur w i skip=0 dashdash=0 npos=0 opts valopts opt k c pre names first
 	local _climg_isfile=0 _climg_quote _climg_words
 	COMPREPLY=()
 	_climg_split
@@ -218,7 +233,12 @@ _climg()
 			skip=1
 		fi
 	done
-	if ((skip)); then
+	if [[ ${_climg_words[1]} == help ]] && ((${#_climg_words[@]} >= 3)); then
+		# climg help STAGE: one stage's name
+		while ((${#_climg_words[@]} == 3)) && read -r first; do
+			_climg_add "" "${first%%[:[]*}"
+		done < <(_climg_stage_names)
+	elif ((skip)); then
 		_climg_value "${_climg_words[i - 1]}" ""
 	elif ((!dashdash)) && [[ $cur == --*=* ]]; then
 		opt=${cur%%=*}
@@ -229,6 +249,8 @@ _climg()
 		_climg_add "" "${names[@]}"
 	elif ((npos == 0)); then
 		_climg_files ""
+		# the commands, as the first word
+		((${#_climg_words[@]} == 2)) && _climg_add "" help compare
 	else
 		_climg_stage
 	fi

@@ -1,23 +1,20 @@
 // SPDX-License-Identifier: MIT
-// climg compare: two images pixel by pixel, their metrics, the diff picture; the command's
-// arguments. Integer counts, maxima and sums computed exactly in strips of rows on every
+// climg compare: two images pixel by pixel, their metrics, the diff picture; the options
+// that compare and --expect share (the command itself: compare_main.c). Integer counts, maxima and sums computed exactly in strips of rows on every
 // core, merged in row order (so the thread count changes nothing); the floating metrics from
 // them:
 //   n = compared pixels * channels, S1 = sum |a - b|, S2 = sum (a - b)^2 over all channels
 //   MAE = S1 / n, RMSE = sqrt(S2 / n), PSNR = 10 log10(255^2 n / S2) dB (inf when S2 = 0)
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "err.h"
 #include "par.h"
 #include "report.h"
-
-enum { CMP_SAME = 0, CMP_DIFFER = 1, CMP_USAGE = 2 };
 
 // ---- options ------------------------------------------------------------------------------
 
@@ -179,8 +176,7 @@ static void cmp_task(void *ctx, int task, int worker)
 	}
 }
 
-// The floating metrics and the verdict, from r's integers.
-static void cmp_finish(struct cmp_result *r, const struct cmp_opts *o)
+void cmp_finish(struct cmp_result *r, const struct cmp_opts *o)
 {
 	uint64_t s1 = 0, s2 = 0;
 	double n = (double)r->compared * (double)r->a.ch;
@@ -195,6 +191,19 @@ static void cmp_finish(struct cmp_result *r, const struct cmp_opts *o)
 	r->same = r->differing <= r->allowed;
 }
 
+bool cmp_result_start(struct cmp_result *r, const struct img *a, const struct img *b)
+{
+	memset(r, 0, sizeof *r);
+	r->a = (struct geom){ a->w, a->h, a->ch, 0 };
+	r->b = (struct geom){ b->w, b->h, b->ch, 0 };
+	for (int c = 0; c < 4; c++)
+		r->max_x[c] = r->max_y[c] = -1;
+	if (a->w == b->w && a->h == b->h && a->ch == b->ch)
+		return false;
+	r->mismatch = a->ch != b->ch && a->w == b->w && a->h == b->h ? "channels" : "size";
+	return true;
+}
+
 void cmp_images(const struct img *a, const struct img *b, const struct cmp_opts *o,
 		struct cmp_result *r)
 {
@@ -202,15 +211,8 @@ void cmp_images(const struct img *a, const struct img *b, const struct cmp_opts 
 	struct cmp_part one;
 	int ntasks;
 
-	memset(r, 0, sizeof *r);
-	r->a = (struct geom){ a->w, a->h, a->ch };
-	r->b = (struct geom){ b->w, b->h, b->ch };
-	for (int c = 0; c < 4; c++)
-		r->max_x[c] = r->max_y[c] = -1;
-	if (a->w != b->w || a->h != b->h || a->ch != b->ch) {
-		r->mismatch = a->ch != b->ch && a->w == b->w && a->h == b->h ? "channels" : "size";
+	if (cmp_result_start(r, a, b))
 		return;
-	}
 	// About 64 strips: enough to balance the cores, few enough to merge for nothing.
 	j.rows = (a->h + 63) / 64;
 	ntasks = (a->h + j.rows - 1) / j.rows;
@@ -373,6 +375,16 @@ int cmp_diff_image(const struct img *a, const struct img *b, const struct cmp_op
 
 // ---- files --------------------------------------------------------------------------------
 
+// bytes (at least 1) of memory starting a page, as a zero-copy device wants to read an
+// image in place (ocl_wrap_alloc's alignment, a page on PoCL); free() frees it. NULL when
+// out of memory.
+static void *page_alloc(size_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+	return posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes ? bytes : 1) ? NULL : p;
+}
+
 int cmp_load(const char *path, const struct io_limits *lim, struct img *im)
 {
 	struct img_reader *rd = img_reader_open(path, lim);
@@ -382,7 +394,7 @@ int cmp_load(const char *path, const struct io_limits *lim, struct img *im)
 	if (!rd)
 		return -1;
 	g = img_reader_geom(rd);
-	*im = (struct img){ g.w, g.h, g.ch, malloc(geom_bytes(&g)) };
+	*im = (struct img){ g.w, g.h, g.ch, page_alloc(geom_bytes(&g)) };
 	if (!im->data) {
 		img_reader_close(rd);
 		return err_set("%s: out of memory for a %dx%d image", path, g.w, g.h);
@@ -409,155 +421,4 @@ int cmp_write(const char *path, const struct img *im)
 		return -1;
 	}
 	return outfile_commit(f);
-}
-
-// ---- the command --------------------------------------------------------------------------
-
-// Loads one image on a thread of its own, its message kept for the caller.
-struct load_job {
-	const char *path;
-	const struct io_limits *lim;
-	struct img im;
-	int rc;
-	char msg[1024];
-};
-
-static void *load_thread(void *arg)
-{
-	struct load_job *j = arg;
-	j->rc = cmp_load(j->path, j->lim, &j->im);
-	if (j->rc < 0)
-		snprintf(j->msg, sizeof j->msg, "%s", err_msg());
-	return NULL;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// Two files: decoded at once, A on a second thread.
-static int compare_files(const char *pa, const char *pb, const struct cmp_opts *o,
-			 const struct io_limits *lim)
-{
-	struct load_job ja = { .path = pa, .lim = lim }, jb = { .path = pb, .lim = lim };
-	struct cmp_result r;
-	struct img diff = { 0 };
-	pthread_t t;
-	bool threaded = pthread_create(&t, NULL, load_thread, &ja) == 0;
-	int status = CMP_USAGE;
-
-	if (!threaded)
-		load_thread(&ja);
-	load_thread(&jb);
-	if (threaded)
-		pthread_join(t, NULL);
-	if (ja.rc < 0 || jb.rc < 0) {
-		fprintf(stderr, "climg: compare: %s\n", ja.rc < 0 ? ja.msg : jb.msg);
-		goto done;
-	}
-	cmp_images(&ja.im, &jb.im, o, &r);
-	if (cmp_print(stdout, &r, o, NULL) < 0) {
-		fprintf(stderr, "climg: compare: %s\n", err_msg());
-		goto done;
-	}
-	if (o->diff && r.mismatch) {
-		fprintf(stderr, "climg: compare: %s: not written: the images differ in %s\n", o->diff,
-			r.mismatch);
-	} else if (o->diff && (cmp_diff_image(&ja.im, &jb.im, o, &diff) < 0 ||
-			       cmp_write(o->diff, &diff) < 0)) {
-		fprintf(stderr, "climg: compare: %s\n", err_msg());
-		goto done;
-	}
-	status = r.same && !r.mismatch ? CMP_SAME : CMP_DIFFER;
-done:
-	free(ja.im.data);
-	free(jb.im.data);
-	free(diff.data);
-	return status;
-}
-
-int compare_main(int argc, char **argv)
-{
-	struct cmp_opts o = { 0 };
-	struct io_limits lim = { .max_pixels = 268435456, .max_input_bytes = 1073741824 };
-	const char *pos[2];
-	int npos = 0;
-	bool only_pos = false;
-
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq = strchr(a, '='), *v = NULL;
-		char name[32];
-		size_t n = eq ? (size_t)(eq - a) : strlen(a);
-		int rc;
-		if (only_pos || a[0] != '-' || !strcmp(a, "-")) {
-			if (npos == 2) {
-				fprintf(stderr, "climg: compare: more than two images given ('%s')\n", a);
-				return CMP_USAGE;
-			}
-			pos[npos++] = a;
-			continue;
-		}
-		if (!strcmp(a, "--")) {
-			only_pos = true;
-			continue;
-		}
-		if (!strcmp(a, "--json")) {
-			o.json = true;
-			continue;
-		}
-		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			err_quiet = 1;
-			continue;
-		}
-		snprintf(name, sizeof name, "%.*s", (int)(n < 31 ? n : 31), a);
-		if (strcmp(name, "--tolerance") && strcmp(name, "--allow") && strcmp(name, "--ignore") &&
-		    strcmp(name, "--diff")) {
-			fprintf(stderr, "climg: compare: unknown option '%s'\n", a);
-			return CMP_USAGE;
-		}
-		if (eq)
-			v = eq + 1;
-		else if (i + 1 < argc)
-			v = argv[++i];
-		else {
-			fprintf(stderr, "climg: compare: option '%s' needs a value\n", a);
-			return CMP_USAGE;
-		}
-		if (!strcmp(name, "--diff")) {
-			o.diff = v;
-			continue;
-		}
-		rc = cmp_parse_opt(&o, name, v);
-		if (rc < 0) {
-			fprintf(stderr, "climg: compare: %s\n", err_msg());
-			return CMP_USAGE;
-		}
-	}
-	if (npos != 2) {
-		fputs("climg: compare: two images (or two directories) needed: climg compare A B "
-		      "[--tolerance N] [--allow N|P%] [--ignore X,Y,W,H]... [--diff FILE] [--json]\n",
-		      stderr);
-		return CMP_USAGE;
-	}
-	if (is_dir(pos[0]) != is_dir(pos[1])) {
-		fprintf(stderr, "climg: compare: '%s' is a directory and '%s' is not\n",
-			is_dir(pos[0]) ? pos[0] : pos[1], is_dir(pos[0]) ? pos[1] : pos[0]);
-		return CMP_USAGE;
-	}
-	if (o.diff && img_format_from_ext(o.diff) == FMT_NONE) {
-		fprintf(stderr, "climg: compare: %s: unknown output extension (use .png .jpg .jpeg "
-				".bmp .tga .ppm)\n", o.diff);
-		return CMP_USAGE;
-	}
-	if (is_dir(pos[0])) {
-		if (o.diff) {
-			fputs("climg: compare: --diff names one file: it compares two images, not "
-			      "directories\n", stderr);
-			return CMP_USAGE;
-		}
-		return compare_dirs(pos[0], pos[1], &o, &lim);
-	}
-	return compare_files(pos[0], pos[1], &o, &lim);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // climg compare DIR_A DIR_B: the image files under both directories (src/jobs.h's walk)
-// paired by their path relative to each, compared on every core (one pair a core), reported
-// in the order of those paths.
+// paired by their path relative to each, decoded on every core (one pair a core) and compared
+// on the device (opened once, one pair at a time) or the CPU path (cmp_run), reported in the
+// order of those paths.
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@ struct pair {
 	char *rel;           // the relative path
 	const char *pa, *pb; // the files (NULL for the side where it is missing)
 	int kind;            // ONLY_A, ONLY_B or PAIR
-	int rc;              // PAIR: -1 when one could not be read (msg says why)
+	int rc;              // PAIR: -1 when one could not be read or the device failed, 1 for
+	                     // a --verify difference (msg says why)
 	char msg[1024];
 	struct cmp_result r;
 };
@@ -26,6 +28,8 @@ struct dir_job {
 	struct pair *v;
 	const struct cmp_opts *o;
 	const struct io_limits *lim;
+	struct run_dev *d;
+	bool verify;
 };
 
 // "dir/name.ext" of a walked input: its directory relative to the argument, then the last
@@ -58,10 +62,10 @@ static void pair_task(void *ctx, int task, int worker)
 	p->rc = cmp_load(p->pa, j->lim, &a);
 	if (p->rc == 0 && (p->rc = cmp_load(p->pb, j->lim, &b)) < 0)
 		free(a.data), a.data = NULL;
-	if (p->rc < 0)
+	if (p->rc == 0)
+		p->rc = cmp_run(j->d, j->verify, &a, &b, j->o, &p->r);
+	if (p->rc != 0)
 		snprintf(p->msg, sizeof p->msg, "%s", err_msg());
-	else
-		cmp_images(&a, &b, j->o, &p->r);
 	free(a.data);
 	free(b.data);
 	err_clear();
@@ -130,14 +134,15 @@ static int pair_print(const struct pair *p, const struct cmp_opts *o)
 }
 
 int compare_dirs(const char *dir_a, const char *dir_b, const struct cmp_opts *o,
-		 const struct io_limits *lim)
+		 const struct io_limits *lim, struct run_dev *d, bool verify)
 {
 	struct job_list la = { 0 }, lb = { 0 };
 	char *args[2] = { (char *)dir_a, (char *)dir_b };
 	struct pair *v = NULL;
 	size_t n = 0;
 	unsigned long long cnt[5] = { 0 }; // same, differ, only in a, only in b, errors
-	int status = 2;
+	bool verify_failed = false;
+	int status = CMP_USAGE;
 
 	if (jobs_add_args(&la, 1, args) < 0 || jobs_add_args(&lb, 1, args + 1) < 0 ||
 	    pair_up(&la, &lb, &v, &n) < 0) {
@@ -145,7 +150,7 @@ int compare_dirs(const char *dir_a, const char *dir_b, const struct cmp_opts *o,
 		goto done;
 	}
 	if (n > 0) {
-		struct dir_job j = { v, o, lim };
+		struct dir_job j = { v, o, lim, d, verify };
 		par_run(par_threads(), n > 1 << 30 ? 1 << 30 : (int)n, pair_task, &j);
 		par_set_share(0);
 	}
@@ -154,7 +159,8 @@ int compare_dirs(const char *dir_a, const char *dir_b, const struct cmp_opts *o,
 		if (p->kind != PAIR)
 			cnt[2 + p->kind]++;
 		else
-			cnt[p->rc < 0 ? 4 : p->r.same && !p->r.mismatch ? 0 : 1]++;
+			cnt[p->rc != 0 ? 4 : p->r.same && !p->r.mismatch ? 0 : 1]++;
+		verify_failed = verify_failed || (p->kind == PAIR && p->rc > 0);
 		if (pair_print(p, o) < 0) {
 			fprintf(stderr, "climg: compare: %s\n", err_msg());
 			goto done;
@@ -167,7 +173,12 @@ int compare_dirs(const char *dir_a, const char *dir_b, const struct cmp_opts *o,
 	else
 		printf("summary pairs=%llu same=%llu differ=%llu only_in_a=%llu only_in_b=%llu "
 		       "errors=%llu\n", cnt[0] + cnt[1] + cnt[4], cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]);
-	status = cnt[4] ? 2 : cnt[1] + cnt[2] + cnt[3] ? 1 : 0;
+	if (verify_failed)
+		status = CMP_VERIFY;
+	else if (cnt[4])
+		status = CMP_USAGE;
+	else
+		status = cnt[1] + cnt[2] + cnt[3] ? CMP_DIFFER : CMP_SAME;
 done:
 	for (size_t i = 0; i < n; i++)
 		free(v[i].rel);

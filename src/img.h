@@ -11,9 +11,13 @@
 #define IMG_MAX_SIDE 65535
 
 // Geometry of an image: width and height in pixels, ch channels per pixel
-// (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA).
+// (1 grey, 2 grey+alpha, 3 RGB, 4 RGBA), and orient, the Exif Orientation tag (1-8) the
+// input file gave its pixels, 0 where it gave none: how a viewer turns the pixels to show
+// the image as the camera held it. Every stage's output carries its input's orient, except
+// autoorient's, which has turned the pixels that way (1).
 struct geom {
 	int w, h, ch;
+	int orient;
 };
 
 // Pixel (x, y) channel c lives at data[((size_t)y * w + x) * ch + c].

@@ -11,16 +11,19 @@
 
 #include "compare.h"
 #include "err.h"
+#include "help.h"
 #include "jobs.h"
 #include "par.h"
 #include "parse.h"
 #include "pipeline.h"
 #include "run.h"
+#include "suggest.h"
 #include "version.h"
 
 struct options {
 	struct run_opts run;
 	bool list_devices, list_stages, help, version;
+	const struct stage_ops *help_stage; // --help after a stage's name: that stage's help
 	const char *files_from; // --files-from LIST, or NULL
 	bool null;              // -0: the list is NUL-separated
 	int shard_k, shard_n;   // --shard K/N; 0 = none
@@ -31,164 +34,49 @@ struct options {
 	char **stages; // pos + ninputs
 };
 
-static const char usage_text[] =
-	"usage: climg [OPTIONS] INPUT... STAGE... [-o OUTPUT]\n"
-	"       climg [OPTIONS] --files-from LIST STAGE... -o TEMPLATE\n"
-	"       climg compare A B [COMPARE OPTIONS]    (A, B two images or two directories)\n"
-	"\n"
-	"Runs images through a chain of stages on an OpenCL device or the CPU path, each\n"
-	"job (and each stage) where it is estimated to finish first; the bytes are the same.\n"
-	"Each INPUT is a PNG, JPEG, BMP, PGM or PPM file, recognised by content ('-' reads\n"
-	"stdin), or a directory: the image files under it, recursively, in sorted order.\n"
-	"The inputs are the words before the first that names a stage (write a file named\n"
-	"like a stage ./grey). Each STAGE is one argument, NAME or NAME:ARG[:ARG...].\n"
-	"Several inputs make a batch: one process, the device opened once, images in\n"
-	"parallel on every core; -o is then a template (see Batches below).\n"
-	"\n"
-"Options (anywhere on the line):\n"
-	"  -o, --output FILE      write the result to FILE ('-' = stdout); format by extension:\n"
-	"                         .png .jpg .jpeg .bmp .tga .pgm (1 channel) .ppm (3 channels);\n"
-	"                         without -o no image is written. In a batch a template:\n"
-	"                         %n name, %e extension, %d directory, %i number, %% a %\n"
-	"      --format FMT       output format, overriding the extension (png jpeg bmp tga\n"
-	"                         pgm ppm); stdout and special files default to png\n"
-	"  -d, --device SPEC      run on this OpenCL device: gpu, cpu, a number from\n"
-	"                         --list-devices, or part of the device name (default:\n"
-	"                         $CLIMG_DEVICE, else the automatic choice: the first GPU, else\n"
-	"                         the first device, for the stages where it pays, the plain-C\n"
-	"                         path for the rest)\n"
-	"      --cpu              use the plain-C reference path only, no OpenCL\n"
-	"      --verify           run OpenCL and the CPU path, compare after every stage\n"
-	"                         (and the histogram counts at the end)\n"
-	"      --quality N        JPEG quality 1-100 (default 90)\n"
-	"      --png-level N      PNG compression 0 (none) to 9 (smallest, slow), default 6\n"
-	"      --max-pixels N     refuse inputs and stage outputs of more than N pixels\n"
-	"                         (default 268435456)\n"
-	"      --max-input-bytes N  refuse inputs larger than N bytes (default 1073741824)\n"
-	"      --time[=json]      print the time of each phase (open, which runs alongside\n"
-	"                         decode; decode and its strips, copy-in, build, upload,\n"
-	"                         every stage and where it ran, download and where it went,\n"
-	"                         encode, total) and why the stages ran where they did, to\n"
-	"                         stderr, as text or JSON\n"
-	"      --no-cache         compile the kernels from source: neither read nor write the\n"
-	"                         program binary cache ($CLIMG_CACHE_DIR, else\n"
-	"                         $XDG_CACHE_HOME/climg, else ~/.cache/climg)\n"
-	"      --expect GOLDEN    compare the result with the image GOLDEN (in a batch a\n"
-	"                         template, as -o) instead of writing it (with -o: as well);\n"
-	"                         the metrics on stderr as climg compare prints them, exit 1\n"
-	"                         when it differs; --tolerance, --allow, --ignore as there\n"
-	"  -q, --quiet            no warnings, no progress line\n"
-	"\n"
-	"Batches:\n"
-	"  -j, --jobs N           images in flight at most (default: one per core)\n"
-	"      --files-from LIST  read the inputs from LIST, one path a line ('-' = stdin)\n"
-	"  -0, --null             the paths in LIST end with NUL bytes (find -print0)\n"
-	"      --skip-existing    skip an input whose every output exists\n"
-	"      --shard K/N        take only the K-th of N shares of the input list\n"
-	"      --fail-fast        start no more images after the first failure\n"
-	"      --report FILE      one JSON line per input ('-' = stdout): status, sizes,\n"
-	"                         outputs with their SHA-256, device, times\n"
-	"      --progress         draw the progress line even when stderr is no terminal\n"
-	"      --devices LIST     spread the batch over devices: all (every device, and the\n"
-	"                         CPU path when the devices are the wait), or numbers from\n"
-	"                         --list-devices, or parts of names, comma-separated (also\n"
-	"                         $CLIMG_DEVICES); excludes --device and --cpu\n"
-	"      --list-devices     list OpenCL devices (the default one marked) and exit\n"
-	"      --list-stages      list stages and exit\n"
-	"  -h, --help             this help\n"
-	"      --version          print the version\n"
-	"\n"
-	"Comparing (climg compare A B; see climg(1), COMPARE):\n"
-	"      --tolerance N      a pixel differs when a channel differs by more than N\n"
-	"                         (0-255, default 0)\n"
-	"      --allow N|P%       the images are the same when at most N pixels (or P% of\n"
-	"                         those compared) differ (default 0)\n"
-	"      --ignore X,Y,W,H   leave the W x H pixels at (X, Y) out (repeatable)\n"
-	"      --diff FILE        write a picture of the differences: A in light grey, each\n"
-	"                         differing pixel red, darker for smaller differences\n"
-	"      --json             the metrics as one JSON object (a line per pair)\n"
-	"                         Prints one line: same|differ, size, channels, compared,\n"
-	"                         differing (count, percent), the largest difference per\n"
-	"                         channel and where, mae, rmse, psnr. Directories: the\n"
-	"                         images with the same relative path, those on one side only,\n"
-	"                         and a summary. Exit status 0 same, 1 differ (sizes and\n"
-	"                         channel counts too), 2 usage or an unreadable file\n"
-	"\n"
-	"Stages:\n"
-	"  convolve:KERNEL[:OPTION...]  correlate (the kernel is not flipped, as OpenCV\n"
-	"                         filter2D); colour channels each on their own, alpha kept;\n"
-	"                         exact fixed point, rounded half up, saturated to 0..255\n"
-	"                         KERNEL (weights row by row, top row first):\n"
-	"                           box[:size=N]     N x N ones, N odd (default 3)\n"
-	"                           gauss[:sigma=S][:radius=R]  exp(-(x^2 + y^2) / (2 S^2)),\n"
-	"                                            S = 1, R = ceil(3 S) by default\n"
-	"                           sharpen          0 -1 0 / -1 5 -1 / 0 -1 0\n"
-	"                           edge             0 -1 0 / -1 4 -1 / 0 -1 0 (Laplacian)\n"
-	"                           sobel-x          -1 0 1 / -2 0 2 / -1 0 1\n"
-	"                           sobel-y          -1 -2 -1 / 0 0 0 / 1 2 1\n"
-	"                           emboss           -2 -1 0 / -1 1 1 / 0 1 2\n"
-	"                           identity         1 (1 x 1)\n"
-	"                           kernel=W,W,...   N*N numbers, N odd (decimals allowed)\n"
-	"                           kernel=@FILE     the same, one row a line\n"
-	"                         OPTION: norm=sum|none|D (default: sum, or none when the\n"
-	"                         weights sum to 0), bias=B (added after dividing),\n"
-	"                         border=replicate|reflect|wrap|zero (default replicate)\n"
-	"  grey[:bt601|bt709|avg]  colour to luma, alpha kept; grey input passes through\n"
-	"                         bt601 (default): Y = (9798 R + 19235 G + 3735 B + 16384) >> 15\n"
-	"                         bt709:           Y = (6967 R + 23435 G + 2366 B + 16384) >> 15\n"
-	"                         avg:             Y = (R + G + B + 1) / 3\n"
-	"  rotate:DEGREES[:OPTION...]  turn clockwise by any angle (negative = anticlockwise);\n"
-	"                         multiples of 90 are an exact remap. OPTIONs, any order:\n"
-	"                         bilinear (default) or nearest; expand (default: the canvas\n"
-	"                         holds the whole image) or crop (keep W x H); bg=V, bg=#RRGGBB\n"
-	"                         or bg=#RRGGBBAA for uncovered pixels (default black,\n"
-	"                         transparent with alpha)\n"
-	"  transpose              mirror about the main diagonal: out(x, y) = in(y, x)\n"
-	"  resize:SIZE[:fit][:FILTER]  scale; SIZE: WxH, W or Wx (aspect kept), xH, P%;\n"
-	"                         fit: the largest size inside WxH, aspect kept. FILTER:\n"
-	"                         nearest, bilinear (OpenCV's _EXACT ones), area (OpenCV's),\n"
-	"                         cubic, lanczos (Pillow's); default lanczos, cubic to enlarge\n"
-	"  transverse             mirror about the anti-diagonal: out(x, y) = in(W-1-y, H-1-x)\n"
-	"  flip                   mirror top to bottom: out(x, y) = in(x, H-1-y)\n"
-	"  flop                   mirror left to right: out(x, y) = in(W-1-x, y)\n"
-	"  invert                 negative: v' = 255 - v per colour channel, alpha kept\n"
-	"  threshold:T            per colour channel v' = 255 if v > T else 0 (T 0-255), alpha\n"
-	"                         kept (cv2.threshold THRESH_BINARY)\n"
-	"  equalize               histogram equalisation per colour channel, as cv2.equalizeHist\n"
-	"                         (each channel on its own), alpha kept\n"
-	"  crop:WxH[+X+Y]         the W x H rectangle at (X, Y): out(x, y) = in(X + x, Y + y);\n"
-	"                         without +X+Y centred, X = floor((W' - W) / 2), likewise Y\n"
-	"  histogram[:DEST][:plot=FILE][:scale=linear|log]\n"
-	"                         count the pixels of each value 0..255 in each channel; the\n"
-	"                         image passes through unchanged. CSV to DEST, a file or - for\n"
-	"                         stdout (the default unless plot= is given): a header line\n"
-	"                         value,grey | value,grey,alpha | value,red,green,blue |\n"
-	"                         value,red,green,blue,alpha, then 256 rows v,count,... for\n"
-	"                         v = 0..255. plot=FILE draws it too (536x300 RGB, format by\n"
-	"                         extension); scale=log gives the plot a log count axis\n"
-	"\n"
-	"Limits (each refused with a message that names it):\n"
-	"  image size             65535 pixels a side and --max-pixels in area, for the input\n"
-	"                         (checked from its header) and every stage's output (planned\n"
-	"                         before anything is allocated)\n"
-	"  input size             --max-input-bytes, for files, stdin, FIFOs and devices alike\n"
-	"  memory                 the chain's images (the input and two of its largest size)\n"
-	"                         must fit the machine's memory and ulimit -v, checked before\n"
-	"                         decoding\n"
-	"  chain                  at most 10000 stages\n"
-	"  progressive JPEG       at most 100 scans\n"
-	"  convolve               radius at most 1000; a kernel that is not separable at most\n"
-	"                         2^40 multiply-adds per image\n"
-	"Truncated or corrupt images are refused; bytes after the end of an image are ignored.\n"
-	"\n"
-	"Exit status: 0 success, 1 run-time failure (in a batch: one or more inputs failed),\n"
-	"2 usage error, 3 --verify found a difference.\n"
-	"See climg(1) for details.\n";
+// Set by a usage error about the shape of the command line (no input, an unknown option, a
+// missing value, the input after the stages): main then adds a line pointing to --help.
+static bool try_help;
 
 // Records a usage error (printed by main) and returns its exit status.
 static int usage_error(const char *fmt, const char *arg)
 {
 	err_set(fmt, arg);
+	return EXIT_USAGE;
+}
+
+// The same, with the line pointing to --help.
+static int usage_error_try(const char *fmt, const char *arg)
+{
+	try_help = true;
+	return usage_error(fmt, arg);
+}
+
+// Every long option parse_args takes, for "did you mean" (tests/t-messages.sh checks that
+// a slip of each option --help names is answered with it).
+static const char *const option_names[] = {
+	"--output", "--jobs", "--files-from", "--null", "--shard", "--expect", "--tolerance",
+	"--allow", "--ignore", "--report", "--fail-fast", "--skip-existing", "--progress",
+	"--device", "--devices", "--format", "--quality", "--png-level", "--max-pixels",
+	"--max-input-bytes", "--time", "--time=json", "--time=text", "--cpu", "--verify",
+	"--no-cache", "--strip", "--force", "--quiet", "--list-devices", "--list-stages", "--help",
+	"--version", NULL,
+};
+
+// An option that parse_args does not know: the nearest one offered, then --help.
+static int unknown_option(const char *a)
+{
+	char name[SUGGEST_MAX_LEN + 2];
+	bool known = false;
+	// "--qualty=50" is compared by its name, "--time=jsn" (a known name) as a whole
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(a, "="), a);
+	for (int i = 0; option_names[i]; i++)
+		known |= !strcmp(option_names[i], name);
+	try_help = true;
+	if (!strcmp(name, "--diff") || !strcmp(name, "--json"))
+		return usage_error("%s is an option of climg compare A B", name);
+	err_set("unknown option '%s'", a);
+	suggest_err(suggest(known ? a : name, option_names));
 	return EXIT_USAGE;
 }
 
@@ -225,58 +113,143 @@ static bool opt_match(char **argv, int argc, int *i, const char *shrt, const cha
 	return true;
 }
 
-static void list_stages(void)
-{
-	for (int i = 0; stage_list[i]; i++)
-		printf("%-24s %s\n", stage_list[i]->usage, stage_list[i]->summary);
-}
-
-// Whether word names a stage: its name before the first ':' is one.
-static bool names_stage(const char *w)
+// The stage word w names (its name before the first ':'), or NULL.
+static const struct stage_ops *stage_named(const char *w)
 {
 	const char *colon = strchr(w, ':');
 	size_t len = colon ? (size_t)(colon - w) : strlen(w);
 	for (int i = 0; stage_list[i]; i++)
 		if (strlen(stage_list[i]->name) == len && !strncmp(stage_list[i]->name, w, len))
-			return true;
-	return false;
+			return stage_list[i];
+	return NULL;
+}
+
+static bool names_stage(const char *w)
+{
+	return stage_named(w) != NULL;
+}
+
+// Whether w names an existing file or directory.
+static bool exists(const char *w)
+{
+	struct stat st;
+	return stat(w, &st) == 0;
+}
+
+// The stage whose name w's (before the first ':') is a slip of, or NULL.
+static const char *stage_slip(const char *w)
+{
+	char name[SUGGEST_MAX_LEN + 1];
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(w, ":"), w);
+	return stage_suggest(name);
 }
 
 // Whether word, which names no existing file, reads as a mistyped stage rather than a
-// missing input: a name of lowercase letters, digits and '-' before any ':', and no '/'
-// (so `climg in.png blur` says "unknown stage 'blur'", and `climg a.png b.png` with b.png
-// missing says b.png cannot be opened).
+// missing input: a name of lowercase letters, digits and '-' before any ':', or a slip of a
+// stage's name (GREY), and no '/' (so `climg in.png blur` says "unknown stage 'blur'", and
+// `climg a.png b.png` with b.png missing says b.png cannot be opened).
 static bool looks_like_stage(const char *w)
 {
 	struct stat st;
 	if (!strcmp(w, "-") || strchr(w, '/') || stat(w, &st) == 0)
 		return false;
+	if (stage_slip(w))
+		return true;
 	for (const char *p = w; *p && *p != ':'; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
 			return false;
 	return true;
 }
 
+// Appends " WORD" to buf (size bytes, a string), WORD quoted for the shell where it needs
+// it; what does not fit is left out.
+static void append_word(char *buf, size_t size, const char *word)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_./:%=+,@-";
+	size_t n = strlen(buf);
+	bool quote = !*word || (strspn(word, plain) != strlen(word) && !strchr(word, '\''));
+	snprintf(buf + n, size - n, quote ? " '%s'" : " %s", word);
+}
+
+// The input given after the stages (the first word names a stage, or is a slip of a stage's
+// name, near, and a later one names an existing file): says how the command should read.
+static int input_order(const struct options *o, const char *near)
+{
+	char cmd[512] = "climg", first[SUGGEST_MAX_LEN + 256];
+	// the first word with the stage's name put right (gray:bt709: grey:bt709)
+	snprintf(first, sizeof first, "%s%.255s", near ? near : "",
+		 near ? o->pos[0] + strcspn(o->pos[0], ":") : o->pos[0]);
+	for (int pass = 0; pass < 2; pass++) // the existing files, then the rest
+		for (int j = 0; j < o->npos; j++)
+			if ((j > 0 && exists(o->pos[j])) == (pass == 0))
+				append_word(cmd, sizeof cmd, j == 0 ? first : o->pos[j]);
+	if (o->run.output) {
+		append_word(cmd, sizeof cmd, "-o");
+		append_word(cmd, sizeof cmd, o->run.output);
+	}
+	if (near)
+		err_set("unknown stage '%.*s'; did you mean %s? The input comes first: %s",
+			(int)strcspn(o->pos[0], ":"), o->pos[0], near, cmd);
+	else
+		err_set("the input comes first: %s (climg INPUT... STAGE... -o OUTPUT)", cmd);
+	try_help = true;
+	return EXIT_USAGE;
+}
+
 // The inputs: the positional words before the first that names a stage (its name before
 // the first ':'), or after the first input, that reads as a mistyped one; a file named like
-// a stage is written ./grey.
+// a stage is written ./grey. A first word that names a stage (or is a slip of one's name
+// and no file) followed by an existing file is an input put after the stages.
 static int split_inputs(struct options *o)
 {
 	int k = 0;
+	bool later_file = false;
+	const char *near = NULL;
+	for (int j = 1; j < o->npos && !later_file; j++)
+		later_file = exists(o->pos[j]);
+	if (later_file && !names_stage(o->pos[0]) && looks_like_stage(o->pos[0]))
+		near = stage_slip(o->pos[0]);
+	if (later_file && (names_stage(o->pos[0]) || near))
+		return input_order(o, near);
 	while (k < o->npos && !names_stage(o->pos[k]) && !(k > 0 && looks_like_stage(o->pos[k])))
 		k++;
 	o->ninputs = k;
 	o->stages = o->pos + k;
 	o->nstages = o->npos - k;
 	if (k == 0)
-		return usage_error("no input given: the input comes first (climg INPUT STAGE... -o "
-				   "OUTPUT); a file named like a stage is written ./%s", o->pos[0]);
+		return usage_error_try("no input given: the input comes first (climg INPUT STAGE... "
+				       "-o OUTPUT); a file named like a stage is written ./%s",
+				       o->pos[0]);
 	return 0;
 }
 
+// Whether the run has anything to show for itself: an image output, a golden image to
+// compare with, a stage's file, or a report of its own (--verify's line, --time, --report).
+// EXIT_USAGE with err set when it has none.
+static int check_purpose(const struct options *o, const struct chain *c)
+{
+	const struct run_opts *r = &o->run;
+	struct stat st;
+	if (r->output || r->expect || r->verify || r->time || r->report)
+		return 0;
+	for (int i = 0; i < c->n; i++) {
+		struct stage_file files[STAGE_FILES_MAX];
+		if (c->st[i].ops->files && c->st[i].ops->files(c->st[i].params, files) > 0)
+			return 0;
+	}
+	if (o->files_from || o->ninputs > 1 || (stat(o->pos[0], &st) == 0 && S_ISDIR(st.st_mode)))
+		return usage_error("%s", "no output given: name each image's output with a template "
+				   "such as -o 'out/%n.png' (or give --expect, a histogram's file, "
+				   "--verify or --report)");
+	return usage_error("%s", "no output given: give -o FILE to write the result (-o - for "
+			   "standard output)");
+}
+
 // The job list: the inputs named on the command line or listed in --files-from, directories
-// walked, then this process's shard. 0 or an exit status with err set.
-static int make_jobs(const struct options *o, struct job_list *l)
+// walked, then this process's shard, once the whole list's outputs are checked (see
+// run_check_outputs). 0 or an exit status with err set.
+static int make_jobs(const struct options *o, const struct chain *c, struct job_list *l)
 {
 	int rc = o->files_from ? jobs_add_list(l, o->files_from, o->null)
 			       : jobs_add_args(l, o->ninputs, o->pos);
@@ -286,8 +259,12 @@ static int make_jobs(const struct options *o, struct job_list *l)
 		err_set("no input images%s", o->files_from ? " in the list" : " under the directories given");
 		return EXIT_RUN;
 	}
-	if (o->shard_n)
+	if (o->shard_n) {
+		rc = run_check_outputs(&o->run, c, l->v, l->n);
+		if (rc)
+			return rc;
 		jobs_shard(l, o->shard_k, o->shard_n);
+	}
 	return 0;
 }
 
@@ -368,10 +345,12 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			if (!missing && !parse_long(v, 1, 100, &n))
 				return usage_error("--quality must be a whole number from 1 to 100, not '%s'", v);
 			o->run.write.jpeg_quality = (int)n;
+			o->run.quality_given = true;
 		} else if (VALUE(NULL, "--png-level")) {
 			if (!missing && !parse_long(v, 0, 9, &n))
 				return usage_error("--png-level must be a whole number from 0 to 9, not '%s'", v);
 			o->run.write.png_level = (int)n;
+			o->run.png_level_given = true;
 		} else if (VALUE(NULL, "--max-pixels")) {
 			if (!missing && !parse_long(v, 1, (long)IMG_MAX_SIDE * IMG_MAX_SIDE, &n))
 				return usage_error("--max-pixels must be a whole number from 1 to 4294836225, not '%s'", v);
@@ -390,6 +369,8 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->run.verify = true;
 		else if (FLAG(NULL, "--no-cache"))
 			o->run.no_cache = true;
+		else if (FLAG(NULL, "--strip"))
+			o->run.strip = true;
 		else if (FLAG("-q", "--quiet"))
 			err_quiet = 1;
 		else if (FLAG(NULL, "--list-devices"))
@@ -400,17 +381,24 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 			o->help = true;
 		else if (FLAG(NULL, "--version"))
 			o->version = true;
+		else if (FLAG("-f", "--force"))
+			o->run.force = true;
 		else
-			return usage_error("unknown option '%s'", a);
+			return unknown_option(a);
 		if (missing)
-			return usage_error("option '%s' needs a value", a);
+			return usage_error_try("option '%s' needs a value", a);
 #undef VALUE
 #undef FLAG
 	}
+	o->pos = positional;
+	o->npos = npos;
+	if (o->help) // `climg rotate --help`: that stage's
+		for (int i = 0; i < npos && !o->help_stage; i++)
+			o->help_stage = stage_named(positional[i]);
 	if (o->help || o->version || o->list_devices || o->list_stages)
 		return 0;
 	if (npos == 0 && !o->files_from)
-		return usage_error("%s", "no input given");
+		return usage_error_try("%s", "no input given");
 	if (o->run.cpu && o->run.verify)
 		return usage_error("%s", "--verify compares OpenCL with the CPU path; it cannot be used with --cpu");
 	if (o->run.cpu && o->run.device)
@@ -421,14 +409,38 @@ static int parse_args(int argc, char **argv, struct options *o, char **positiona
 		return usage_error("%s", "--device and --devices exclude each other");
 	if (o->null && !o->files_from)
 		return usage_error("%s", "-0 (--null) goes with --files-from");
-	o->pos = positional;
-	o->npos = npos;
 	if (o->files_from) { // every positional word is a stage
 		o->stages = positional;
 		o->nstages = npos;
 		return 0;
 	}
 	return split_inputs(o);
+}
+
+// `climg help` (argv[0] is "help"): the whole help, or one stage's.
+static int help_command(int argc, char **argv)
+{
+	const struct stage_ops *s = argc == 2 ? stage_named(argv[1]) : NULL;
+	int status = 0;
+	if (argc > 2) {
+		fprintf(stderr, "climg: help takes one stage's name, e.g. climg help rotate\n");
+		return EXIT_USAGE;
+	}
+	if (argc == 1)
+		help_print(stdout);
+	else if (s)
+		help_stage(stdout, s);
+	else {
+		err_set("unknown stage '%s' (see climg --list-stages)", argv[1]);
+		suggest_err(stage_suggest(argv[1]));
+		fprintf(stderr, "climg: %s\n", err_msg());
+		return EXIT_USAGE;
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "climg: cannot write to standard output\n");
+		status = EXIT_RUN;
+	}
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -452,6 +464,10 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
 	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
+	if (argc > 1 && !strcmp(argv[1], "help")) { // climg help [STAGE]
+		free(positional);
+		return help_command(argc - 1, argv + 1);
+	}
 	if (argc > 1 && !strcmp(argv[1], "compare")) { // a command of its own (compare.c)
 		free(positional);
 		status = compare_main(argc - 1, argv + 1);
@@ -466,22 +482,26 @@ int main(int argc, char **argv)
 		status = env_devices(&o.run);
 	if (status)
 		; // a usage error, reported below
+	else if (o.help && o.help_stage)
+		help_stage(stdout, o.help_stage);
 	else if (o.help)
-		fputs(usage_text, stdout);
+		help_print(stdout);
 	else if (o.version)
 		status = version_print(stdout) < 0 ? EXIT_RUN : 0;
 	else if (o.list_stages)
-		list_stages();
+		help_list_stages(stdout);
 	else if (o.list_devices)
 		status = run_list_devices(stdout) < 0 ? EXIT_RUN : 0;
 	else if (chain_parse(&chain, o.nstages, o.stages) < 0)
 		status = EXIT_USAGE;
-	else if (!(status = make_jobs(&o, &jobs))) {
+	else if (!(status = check_purpose(&o, &chain)) && !(status = make_jobs(&o, &chain, &jobs))) {
 		o.run.progress = o.progress_forced || (!err_quiet && isatty(STDERR_FILENO));
 		status = run_batch(&o.run, &chain, jobs.v, jobs.n);
 	}
 	if (status && *err_msg())
 		fprintf(stderr, "climg: %s\n", err_msg());
+	if (status && try_help)
+		fputs("try 'climg --help'\n", stderr);
 	if (fflush(stdout) != 0 && !status) {
 		fprintf(stderr, "climg: cannot write to standard output\n");
 		status = EXIT_RUN;

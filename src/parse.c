@@ -64,3 +64,25 @@ bool parse_double(const char *s, double *out)
 	*out = v;
 	return true;
 }
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+bool parse_hex_bytes(const char *s, int n, unsigned char *out)
+{
+	for (int i = 0; i < n; i++) {
+		int hi = hex_digit(s[2 * i]), lo = hi < 0 ? -1 : hex_digit(s[2 * i + 1]);
+		if (lo < 0)
+			return false;
+		out[i] = (unsigned char)(hi * 16 + lo);
+	}
+	return true;
+}

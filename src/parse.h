@@ -12,4 +12,8 @@ bool parse_long(const char *s, long min, long max, long *out);
 // Decimal number: [+-]digits[.digits][(e|E)[+-]digits], or [+-].digits..., finite.
 bool parse_double(const char *s, double *out);
 
+// n bytes from 2n hex digits (either case), as in a colour's RRGGBB. Returns false when the
+// first 2n characters are not all hex digits; what follows them is not looked at.
+bool parse_hex_bytes(const char *s, int n, unsigned char *out);
+
 #endif

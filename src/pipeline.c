@@ -15,6 +15,7 @@
 #include "err.h"
 #include "ocl.h"
 #include "pipeline_impl.h"
+#include "suggest.h"
 
 #define FREE(p) (free(p), (p) = NULL)
 
@@ -54,6 +55,7 @@ static int stage_parse(struct chain_stage *s, const char *token)
 	s->ops = stage_find(copy);
 	if (!s->ops) {
 		err_set("unknown stage '%s' (see climg --list-stages)", copy);
+		suggest_err(stage_suggest(copy));
 		goto fail;
 	}
 	// params, then the token copy the arguments point into
@@ -112,6 +114,8 @@ int plan_make(struct plan *c, const struct chain *ch, const struct geom *in, uin
 		return err_set("the input is %dx%d with %d channels (1 to %d pixels a side and 1 "
 			       "to 4 channels are possible)",
 			       in->w, in->h, in->ch, IMG_MAX_SIDE);
+	if (in->orient < 0 || in->orient > 8)
+		return err_set("the input's orientation is %d (0 to 8 are possible)", in->orient);
 	c->st = calloc(ch->n ? (size_t)ch->n : 1, sizeof *c->st);
 	if (!c->st)
 		return err_set("out of memory");
@@ -130,7 +134,7 @@ int plan_make(struct plan *c, const struct chain *ch, const struct geom *in, uin
 		// a stage without run_cpu only measures; side outputs are arrays of uint32_t
 		if ((!s->ops->run_cpu && !s->plan.passthrough) || s->plan.side_bytes % 4 ||
 		    (s->plan.side_bytes && !s->ops->side_cpu) ||
-		    s->plan.side_copies < 0) {
+		    s->plan.side_copies < 0 || s->plan.out.orient < 0 || s->plan.out.orient > 8) {
 			err_set("%s: internal error: inconsistent stage plan", s->token);
 			goto fail;
 		}
@@ -220,7 +224,8 @@ int plan_programs_from(const struct plan *c, int from, struct ocl_program_id *pr
 	int n = 0;
 	for (int i = from; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
-		struct ocl_program_id p = { s->ops->program, s->in.ch };
+		struct ocl_program_id p = { s->plan.program ? s->plan.program : s->ops->program,
+					    s->in.ch };
 		int seen = 0;
 		// a passthrough without side output runs no kernel (run_cl gets no output and
 		// returns): it needs no program

@@ -67,11 +67,12 @@ struct plan {
 	size_t side_cl_bytes; // the device's: every stage's copies (see stages/stage.h)
 };
 
-// Plans chain c for an input of geometry in: every stage's input and output geometry, the
-// memory the run needs, and the side outputs (allocated, zeroed). max_pixels is the largest
-// area any stage may output (--max-pixels; 0 = none); every stage's output must also be
-// 1..IMG_MAX_SIDE pixels a side, so a chain that grows the image is refused here, before
-// anything is allocated. -1 with err set naming the stage; p is then freed.
+// Plans chain c for an input of geometry in (its orient 0 to 8, the Exif orientation that
+// autoorient reads): every stage's input and output geometry, the memory the run needs,
+// and the side outputs (allocated, zeroed). max_pixels is the largest area any stage may
+// output (--max-pixels; 0 = none); every stage's output must also be 1..IMG_MAX_SIDE pixels
+// a side, so a chain that grows the image is refused here, before anything is allocated.
+// -1 with err set naming the stage; p is then freed.
 int plan_make(struct plan *p, const struct chain *c, const struct geom *in, uint64_t max_pixels);
 
 void plan_free(struct plan *p); // NULL-safe, and safe on a zeroed or freed plan

@@ -253,11 +253,34 @@ static void time_totals(const struct batch *b, double ms)
 	}
 }
 
+// --verify's line once every image it compared was the same on both paths (none with -q,
+// none where one differed, whose message says where): for a batch, one line for all.
+static void verify_line(const struct batch *b)
+{
+	size_t images = b->done - b->failed - b->skipped;
+	int n = b->x.c->n;
+	if (!b->x.o->verify || err_quiet || b->differ || images == 0)
+		return;
+	if (n == 0)
+		fprintf(stderr, "climg: verify: no stage to compare\n");
+	else if (b->n == 1)
+		fprintf(stderr, "climg: verify: %d stage%s, OpenCL and CPU identical\n", n,
+			n == 1 ? "" : "s");
+	else
+		fprintf(stderr, "climg: verify: %zu image%s, %d stage%s each, OpenCL and CPU "
+			"identical\n",
+			images, images == 1 ? "" : "s", n, n == 1 ? "" : "s");
+}
+
 // One input: on this thread, its failure left in err for the caller, its status as it was.
 static int run_single(struct batch *b)
 {
 	struct job_result r;
 	int status = job_run(&b->x, &b->in[0], &r);
+	b->done = 1;
+	b->skipped = r.skipped;
+	b->failed = status && !r.skipped;
+	b->differ = status == EXIT_VERIFY;
 	if (b->report)
 		report_line(b, &b->in[0], &r);
 	if (status && !r.skipped)
@@ -276,6 +299,7 @@ static int check_outputs(struct batch *b)
 	const char **tmpls = calloc((size_t)c->n * STAGE_FILES_MAX + 1, sizeof *tmpls);
 	struct job_list l = { (struct job_input *)b->in, b->n, b->n };
 	int n = 0, rc = 0;
+	bool jpeg = false, png = false; // whether any output is JPEG, PNG
 
 	if (!tmpls) {
 		err_set("out of memory");
@@ -303,12 +327,30 @@ static int check_outputs(struct batch *b)
 	for (size_t i = 0; !rc && i < b->n; i++) {
 		struct job_outs j;
 		rc = outs_plan(&b->x, &b->in[i], &j);
+		for (int k = -1; !rc && k < j.nside; k++) {
+			enum img_format f = k < 0 ? j.fmt : j.side[k].image ? j.side[k].fmt : FMT_NONE;
+			jpeg |= f == FMT_JPEG;
+			png |= f == FMT_PNG;
+		}
 		outs_free(&j);
 	}
 	if (!rc && b->n > 1 && jobs_check_collisions(&l, tmpls, n) < 0)
 		rc = EXIT_USAGE;
 	free(tmpls);
+	// once for the whole batch: an option that changes nothing is likely a slip
+	if (!rc && o->quality_given && !jpeg)
+		warn("--quality has no effect: no output is JPEG (.jpg, .jpeg or --format jpeg)");
+	if (!rc && o->png_level_given && !png)
+		warn("--png-level has no effect: no output is PNG");
 	return rc;
+}
+
+int run_check_outputs(const struct run_opts *o, const struct chain *c,
+		      const struct job_input *in, size_t n)
+{
+	struct batch b = { .x = { .o = o, .c = c, .single = n == 1 }, .in = in, .n = n };
+
+	return check_outputs(&b);
 }
 
 int run_list_devices(FILE *out)
@@ -391,6 +433,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	pthread_cond_init(&b.x.budget_cv, NULL);
 	if (n == 1) {
 		status = run_single(&b);
+		verify_line(&b);
 		goto done;
 	}
 	b.order = start_order(in, n);
@@ -420,6 +463,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	progress_end(b.progress);
 	if (o->time)
 		time_totals(&b, now_ms() - t0);
+	verify_line(&b);
 	if (b.failed) {
 		fprintf(stderr, "climg: %zu of %zu inputs failed%s\n", b.failed, n,
 			atomic_load(&b.stop) && b.done < n ? "; --fail-fast started no more" : "");

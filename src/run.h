@@ -26,8 +26,12 @@ struct run_opts {
 	const char *device; // --device or CLIMG_DEVICE; NULL: automatic
 	const char *devices; // --devices or CLIMG_DEVICES ("all", or a list); NULL: one device
 	bool cpu, verify, no_cache;
+	bool strip; // --strip: the output gets none of the input's metadata (write.meta)
+	bool force; // --force: an image may go to standard output when it is a terminal
 	bool time, time_json;
 	struct write_opts write;
+	bool quality_given, png_level_given; // --quality, --png-level: warned about where no
+	                                     // output is JPEG (PNG)
 	struct io_limits limits;
 	int jobs;           // -j: images in flight at most; 0: one per core
 	bool fail_fast;     // stop starting images after the first failure
@@ -46,6 +50,13 @@ struct run_opts {
 // input) itself; a usage error is left in err for the caller to print.
 int run_batch(const struct run_opts *o, const struct chain *c, const struct job_input *in,
 	      size_t n);
+
+// The checks run_batch makes before any work (templates, two inputs writing one file,
+// output formats), over inputs in[0..n): main runs them over the whole list before it keeps
+// one --shard, so that the shards of a list refuse what one process would refuse and no two
+// shards write the same file. 0, or EXIT_USAGE with err set.
+int run_check_outputs(const struct run_opts *o, const struct chain *c,
+		      const struct job_input *in, size_t n);
 
 // Lists the OpenCL devices (--list-devices; see ocl_list_devices). -1 with err set.
 int run_list_devices(FILE *out);

@@ -202,10 +202,12 @@ static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan 
 }
 
 // --expect: compares the chain's result with the golden image the template names for
-// input, the metrics on stderr (the input's path at the end). 0 the same, 1 they differ
-// (err says so), -1 with err set when the golden image cannot be read.
+// input, on the device d that ran the stages (NULL: the CPU path; both with --verify; see
+// cmp_run), the metrics on stderr (the input's path at the end). 0 the same, 1 they differ
+// (err says so), 2 a --verify difference (err says where), -1 with err set when the golden
+// image cannot be read or the device fails.
 static int job_expect(const struct run_opts *o, const struct job_input *input,
-		      const struct img *res)
+		      const struct img *res, struct run_dev *d)
 {
 	struct img gold = { 0 };
 	struct cmp_result cr;
@@ -214,7 +216,11 @@ static int job_expect(const struct run_opts *o, const struct job_input *input,
 
 	if (!path || cmp_load(path, &o->limits, &gold) < 0)
 		goto done;
-	cmp_images(res, &gold, &o->cmp, &cr);
+	rc = cmp_run(d, o->verify, res, &gold, &o->cmp, &cr);
+	if (rc != 0) {
+		rc = rc > 0 ? 2 : -1;
+		goto done;
+	}
 	flockfile(stderr); // one whole line, whichever threads print at once
 	rc = cmp_print(stderr, &cr, &o->cmp, input->path);
 	funlockfile(stderr);
@@ -243,6 +249,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	struct timing tm = { .t0 = now_ms() };
 	struct decode_job dec = { 0 };
 	struct pipeline_mem mem = { 0 };
+	struct img_meta meta = { 0 };
 	void *pinned = NULL, *decoded = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
 	int status, rc, expect = 0;
@@ -269,6 +276,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	if (!rd)
 		goto fail;
 	g = img_reader_geom(rd);
+	img_reader_meta_take(rd, &meta);
 	r->g = g;
 	if (plan_make(&plan, x->c, &g, o->limits.max_pixels) < 0) {
 		status = EXIT_USAGE;
@@ -377,8 +385,13 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	free(decoded);
 	decoded = NULL;
 
-	if (o->expect && (expect = job_expect(o, input, &res)) < 0)
-		goto fail;
+	if (o->expect) {
+		expect = job_expect(o, input, &res, r->slot >= 0 ? jd.d : NULL);
+		if (expect == 2)
+			status = EXIT_VERIFY;
+		if (expect < 0 || expect == 2)
+			goto fail;
+	}
 	share_now(x);
 	t0 = now_ms();
 	if (o->report) {
@@ -388,7 +401,8 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 			goto fail;
 		}
 	}
-	if (outs_write(&r->outs, o, &plan, &res, r->sums) < 0)
+	img_meta_orient(&meta, plan.out.orient); // 1 after autoorient
+	if (outs_write(&r->outs, o, &plan, &res, &meta, r->sums) < 0)
 		goto fail;
 	tm.encode_ms = now_ms() - t0;
 	if (o->time && x->single) {
@@ -445,6 +459,7 @@ fail:
 	if (!status)
 		prepare_note(&x->aut, &jp);
 	path_free(&jp);
+	img_meta_free(&meta);
 	plan_free(&plan);
 	free(tm.stage_ms);
 	if (held)

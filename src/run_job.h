@@ -87,12 +87,13 @@ bool outs_exist(const struct job_outs *j);
 // directory is reported before the input is read. -1 with err set.
 int outs_open(struct job_outs *j, bool sums);
 
-// Writes the image (res, unless there is no -o) and every stage file from the side outputs
-// of plan p, then commits them all; sums (when not NULL) gets each committed file's size and
-// SHA-256, the image's first, then the stage files in order (1 + nside entries). Nothing is
-// committed before everything is written. -1 with err set.
+// Writes the image (res, unless there is no -o; with the input's metadata meta, unless
+// --strip) and every stage file from the side outputs of plan p, then commits them all;
+// sums (when not NULL) gets each committed file's size and SHA-256, the image's first,
+// then the stage files in order (1 + nside entries). Nothing is committed before
+// everything is written. -1 with err set.
 int outs_write(struct job_outs *j, const struct run_opts *o, const struct plan *p,
-	       const struct img *res, struct outfile_sum *sums);
+	       const struct img *res, const struct img_meta *meta, struct outfile_sum *sums);
 
 // Removes what was not committed and frees j. NULL-safe fields.
 void outs_free(struct job_outs *j);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "run_job.h"
@@ -29,6 +30,25 @@ static bool same_dest(const char *a, const char *b)
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
 }
 
+// Whether path names an existing directory.
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// An image would go to standard output while it is a terminal: refused, as gzip does,
+// unless --force. what names the output in the message. EXIT_USAGE with err set, or 0.
+static int tty_check(const struct run_opts *o, const char *path, const char *what)
+{
+	if (strcmp(path, "-") || o->force || !isatty(STDOUT_FILENO))
+		return 0;
+	err_set("%s: will not write an image to a terminal; redirect standard output "
+		"(> out.png) or give --force",
+		what);
+	return EXIT_USAGE;
+}
+
 // The image output's path and format.
 static int image_plan(const struct run_ctx *x, const struct job_input *in, struct job_outs *j)
 {
@@ -48,6 +68,14 @@ static int image_plan(const struct run_ctx *x, const struct job_input *in, struc
 		err_set("-o -: several inputs cannot share standard output; give a template "
 			"such as -o 'out/%%n.png'");
 		return EXIT_USAGE;
+	}
+	if (tty_check(o, j->path, "-o -"))
+		return EXIT_USAGE;
+	if (is_dir(j->path)) { // a run-time failure, as any output that cannot be written
+		size_t len = strlen(j->path);
+		err_set("%s: is a directory; -o names the file to write, e.g. -o %s%sout.png",
+			j->path, j->path, len && j->path[len - 1] == '/' ? "" : "/");
+		return EXIT_RUN;
 	}
 	if (o->format) {
 		j->fmt = img_format_from_name(o->format);
@@ -109,6 +137,8 @@ static int side_check(const struct run_ctx *x, struct job_outs *j, int i)
 		}
 		return 0;
 	}
+	if (tty_check(x->o, path, token))
+		return EXIT_USAGE;
 	s->fmt = ext ? ext : is_stream(path) ? FMT_PNG : FMT_NONE;
 	if (!s->fmt) {
 		err_set("%s: cannot tell the image format of '%s' (use .png, .jpg, .bmp, .tga or "
@@ -228,16 +258,18 @@ static int commit_one(struct outfile **f, struct outfile_sum *sum)
 }
 
 int outs_write(struct job_outs *j, const struct run_opts *o, const struct plan *p,
-	       const struct img *res, struct outfile_sum *sums)
+	       const struct img *res, const struct img_meta *meta, struct outfile_sum *sums)
 {
+	struct write_opts w = o->write;
 	int drops_alpha = 0;
+	w.meta = o->strip ? NULL : meta;
 	if (j->f) {
 		if (img_format_check(j->fmt, res->ch, &drops_alpha) < 0)
 			return err_prefix("%s", j->path);
 		if (drops_alpha)
 			warn("%s output has no alpha channel; alpha dropped",
 			     img_format_name(j->fmt));
-		if (img_encode(j->f, j->fmt, res, &o->write) < 0)
+		if (img_encode(j->f, j->fmt, res, &w) < 0)
 			return -1; // aborted by outs_free: the temporary file goes
 	}
 	if (side_write(j, p, &o->write) < 0)

@@ -484,7 +484,7 @@ static void test_jpeg_strips(const char *dir)
 	snprintf(path, sizeof(path), "%s/strips.jpg", dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct img im = {cases[i][0], cases[i][1], cases[i][2], NULL};
-		struct write_opts o = {80, 6};
+		struct write_opts o = {80, 6, NULL};
 		struct outfile *f;
 		uint8_t *ref = NULL, *got = NULL;
 		size_t rn = 0, gn = 0, k;

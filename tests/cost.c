@@ -80,7 +80,7 @@ static void test_estimates(void)
 	struct chain ch;
 	struct plan p;
 	struct cost_est e;
-	struct geom tiny = { 8, 6, 3 }, big = { 6028, 3391, 3 };
+	struct geom tiny = { 8, 6, 3, 0 }, big = { 6028, 3391, 3, 0 };
 	struct stage_cost sc;
 
 	cost_init(&m, COST_DEV_CPU);
@@ -244,7 +244,7 @@ static void test_switch(void)
 		"rotate:30 histogram resize:70% grey",
 		"grey histogram",
 	};
-	struct geom g = { 37, 23, 3 };
+	struct geom g = { 37, 23, 3, 0 };
 	uint8_t src[37 * 23 * 3];
 	uint32_t v = 99;
 	int none = 0;

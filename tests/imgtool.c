@@ -16,7 +16,8 @@
 //   imgtool [OPTIONS] rawpng KIND OUT           hand-made PNGs: huge-header, bomb,
 //                                               palette-oob (see below)
 //   imgtool measure RESULT CMD [ARG...]         run CMD (signals at their defaults); write
-//                                               "EXIT MAXRSS_KIB MS" to RESULT; exit EXIT
+//                                               "EXIT MAXRSS_KIB MS CPU_MS" to RESULT;
+//                                               exit EXIT
 //
 // OPTIONS: -p MAX_PIXELS, -b MAX_INPUT_BYTES (reader limits; defaults 268435456 and
 // 1 GiB), -q JPEG_QUALITY (90), -l PNG_LEVEL (6), -f FORMAT (output format instead of
@@ -28,11 +29,14 @@
 //   smooth      c0 = x*255/(w-1), c1 = y*255/(h-1), c2 = (x+y)*255/(w+h-2),
 //               c3 = 255 - c0/2 (for JPEG tests)
 //   photo:SEED  smooth plus xorshift32 noise in -8..7, clamped
+//   opaque:SEED photo:SEED with alpha 255
 //   noise:SEED  xorshift32 from SEED, top byte per sample, row by row
 //   const:V     every sample V
 //   F           a letter F, 255 in every colour channel on 0, no rotation or mirror
 //               symmetry; alpha = max(0, 255 - 3x - y)
 //   impulse:X:Y colour channels 0 except 255 at (X, Y); alpha 255
+//   xy          colour channel c = (x + 85 c) & 255, alpha = y & 255: on 256 x 256 every
+//               pair of a colour value and an alpha value, in every colour channel
 //
 // TGA is an output format only in climg; imgtool reads .tga files (by extension) with
 // its own small decoder so the round trip of stb's writer can be checked.
@@ -59,7 +63,7 @@
 #include "../src/io/io.h"
 
 static struct io_limits limits = {268435456, (uint64_t)1 << 30};
-static struct write_opts wopts = {90, 6};
+static struct write_opts wopts = {90, 6, NULL};
 static enum img_format force_fmt = FMT_NONE;
 static int kill_sig;
 
@@ -361,17 +365,22 @@ static int pattern(struct img *im, const char *pat)
 	uint32_t seed = 0;
 	int x, y, c;
 	uint8_t *p = im->data;
-	enum { GRAD, SMOOTH, PHOTO, NOISE, CONST, LETTER_F, IMPULSE } kind;
+	enum { GRAD, SMOOTH, PHOTO, NOISE, CONST, LETTER_F, IMPULSE, XY } kind;
+	int opaque = 0;
 
 	if (strcmp(pat, "grad") == 0) {
 		kind = GRAD;
 	} else if (strcmp(pat, "smooth") == 0) {
 		kind = SMOOTH;
-	} else if (strncmp(pat, "photo:", 6) == 0 || strncmp(pat, "noise:", 6) == 0) {
-		kind = pat[0] == 'p' ? PHOTO : NOISE;
-		if (parse_num(pat + 6, 0, UINT32_MAX, &a) != 0)
+	} else if (strncmp(pat, "photo:", 6) == 0 || strncmp(pat, "noise:", 6) == 0 ||
+	           strncmp(pat, "opaque:", 7) == 0) {
+		kind = pat[0] == 'n' ? NOISE : PHOTO;
+		opaque = pat[0] == 'o';
+		if (parse_num(strchr(pat, ':') + 1, 0, UINT32_MAX, &a) != 0)
 			return err_set("bad seed in '%s'", pat);
 		seed = a ? (uint32_t)a : 2463534242u;
+	} else if (strcmp(pat, "xy") == 0) {
+		kind = XY;
 	} else if (strncmp(pat, "const:", 6) == 0) {
 		kind = CONST;
 		if (parse_num(pat + 6, 0, 255, &a) != 0)
@@ -413,7 +422,10 @@ static int pattern(struct img *im, const char *pat)
 					          : in_f(x, y, w, h) * 255;
 					break;
 				case IMPULSE: v = alpha || (x == a && y == b) ? 255 : 0; break;
+				case XY: v = alpha ? y & 255 : (x + 85 * c) & 255; break;
 				}
+				if (opaque && alpha)
+					v = 255;
 				*p++ = (uint8_t)v;
 			}
 	return 0;
@@ -1097,8 +1109,9 @@ static int cmd_rawpng(char **av)
 
 // ---- measure: exit status, peak memory and time of a command ---------------------------
 
-// Runs argv[1..] and writes "EXIT MAXRSS_KIB MS" to argv[0]; EXIT is 128 + the signal for
-// a command killed by one, and is measure's own exit status too. The command's own output
+// Runs argv[1..] and writes "EXIT MAXRSS_KIB MS CPU_MS" to argv[0] (MS the wall clock,
+// CPU_MS the user and system time of the command and the children it waited for); EXIT is
+// 128 + the signal for a command killed by one, and is measure's own exit status too. The command's own output
 // passes through. SIGINT, SIGQUIT, SIGHUP and SIGTERM are reset to their defaults for it:
 // a shell running tests in the background (JOBS=2) or under nohup has them ignored, and a
 // test of the cleanup on a signal needs the command to see them as a terminal would.
@@ -1132,8 +1145,10 @@ static int cmd_measure(int argc, char **argv, int *status_out)
 	f = fopen(argv[0], "w");
 	if (!f)
 		return err_set("measure: %s: %s", argv[0], strerror(errno));
-	fprintf(f, "%d %ld %lld\n", code, ru.ru_maxrss,
-	        (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000);
+	fprintf(f, "%d %ld %lld %lld\n", code, ru.ru_maxrss,
+	        (long long)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000,
+	        (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	                (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000);
 	if (fclose(f) != 0)
 		return err_set("measure: %s: cannot write", argv[0]);
 	*status_out = code;

@@ -2,7 +2,8 @@
 // Both kernel families on one device: every stage whose kernels come in a variant for CPU
 // devices and one for GPUs (ocl_cpu_kernels), run with the family named on the command line
 // whatever the device's type, against the CPU path byte for byte (pipeline_verify: the image
-// after every stage, the histogram counts at the end), on sizes around the kernels' blocks,
+// after every stage, the histogram counts and the stats sums at the end), and `climg
+// compare`'s kernels against cmp_images, on sizes around the kernels' blocks,
 // tiles and slices with 1-4 channels. So CI on PoCL keeps the GPU kernels tested, and a GPU
 // machine the CPU ones. Prints one "PASS name" or "FAIL name: ..." line per check, as
 // tests/unit.c does; tests/t-kernels.sh runs it.
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../src/compare.h"
 #include "../src/err.h"
 #include "../src/ocl.h"
 #include "../src/pipeline.h"
@@ -49,7 +51,11 @@ static const char *const chains[][6] = {
 	  "resize:50%:nearest" },
 	{ "grey" },
 	{ "grey:avg" },
+	// one pixel a work-item on a GPU, 16384 (16 at a time) on a CPU device
+	{ "flatten:bg=#0a80f5" },
+	{ "dropalpha" },
 	{ "grey:bt709", "rotate:90", "histogram", "transpose", "rotate:180", "histogram" },
+	{ "stats", "grey", "stats", "rotate:90", "stats" },
 	// the mapping (any angle): bilinear with and without alpha, nearest; the tile kernels'
 	// orders of work: along output columns (|sin| <= |cos|, shear up or down, 45 degrees)
 	// and along output rows (|sin| > |cos|, the 90 degrees of a crop on a non-square image)
@@ -125,7 +131,7 @@ static void verify(struct ocl *o, const struct img *im, const char *const *token
 	struct chain c = { 0 };
 	struct plan p = { 0 };
 	struct img out = { 0 };
-	struct geom g = { im->w, im->h, im->ch };
+	struct geom g = { im->w, im->h, im->ch, 0 };
 	struct ocl_program_id programs[8];
 	int n = 0, np, rc = -1;
 
@@ -148,6 +154,35 @@ done:
 	ocl_host_free(o, out.data);
 	plan_free(&p);
 	chain_free(&c);
+}
+
+// cmp_count_cl on o against cmp_images, every integer: a and b, then b and a, with opts;
+// a check named NAME.
+static void verify_compare(struct ocl *o, const struct img *a, const struct img *b,
+			   const struct cmp_opts *opts, const char *name)
+{
+	struct cmp_result cl, cpu;
+	const char *what = NULL;
+	for (int k = 0; k < 2 && !what; k++) {
+		const struct img *x = k ? b : a, *y = k ? a : b;
+		cmp_images(x, y, opts, &cpu);
+		if (cmp_count_cl(o, x, y, opts, &cl) < 0) {
+			what = err_msg();
+			break;
+		}
+		if (cl.compared != cpu.compared || cl.differing != cpu.differing)
+			what = "the counts differ";
+		for (int c = 0; c < a->ch && !what; c++)
+			if (cl.max[c] != cpu.max[c] || cl.max_x[c] != cpu.max_x[c] ||
+			    cl.max_y[c] != cpu.max_y[c] || cl.sum_abs[c] != cpu.sum_abs[c] ||
+			    cl.sum_sq[c] != cpu.sum_sq[c])
+				what = "a channel's largest difference, its position or a sum differs";
+	}
+	if (what)
+		printf("FAIL %s: %s\n", name, what);
+	else
+		printf("PASS %s\n", name);
+	failures += what != NULL;
 }
 
 int main(int argc, char **argv)
@@ -203,13 +238,36 @@ int main(int argc, char **argv)
 						 " %s", chains[k][t]);
 				verify(o, &im, chains[k], name);
 			}
+			// compare: against a copy with every 7th sample changed (by 1 to 255, so
+			// the largest difference of a channel is reached at several places), all
+			// pixels and with a region left out and a tolerance
+			{
+				struct img b;
+				size_t n = (size_t)im.w * (size_t)im.h * (size_t)ch;
+				struct cmp_opts all = { 0 }, part = { .tolerance = 100, .nignore = 2 };
+				part.ignore[0] = (struct cmp_rect){ 0, 0, 1, 1 };
+				part.ignore[1] = (struct cmp_rect){ im.w / 3, im.h / 4, im.w / 2 + 1,
+								    im.h / 2 + 1 };
+				if (image_make(&b, im.w, im.h, ch, seed, false) < 0)
+					goto fail;
+				for (size_t i = 0; i < n; i += 7)
+					b.data[i] = (uint8_t)(b.data[i] + 1 + i % 255);
+				snprintf(name, sizeof name, "kernels %s %dx%dx%d: compare", argv[1],
+					 im.w, im.h, ch);
+				verify_compare(o, &im, &b, &all, name);
+				snprintf(name, sizeof name, "kernels %s %dx%dx%d: compare, tolerance "
+					 "and ignored regions", argv[1], im.w, im.h, ch);
+				verify_compare(o, &im, &b, &part, name);
+				image_free(&b);
+			}
 			image_free(&im);
-			// one value everywhere: one histogram bin takes every count
+			// one value everywhere: one histogram bin takes every count, and every
+			// minimum is the maximum
 			if (image_make(&im, sizes[s].w, sizes[s].h, ch, 1, true) < 0)
 				goto fail;
-			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram",
+			snprintf(name, sizeof name, "kernels %s %dx%dx%d uniform: histogram stats",
 				 argv[1], im.w, im.h, ch);
-			verify(o, &im, (const char *const[]){ "histogram", NULL }, name);
+			verify(o, &im, (const char *const[]){ "histogram", "stats", NULL }, name);
 			image_free(&im);
 		}
 	}

@@ -8,12 +8,13 @@ cd "$(dirname "$0")/.." || exit 1
 # The binaries under test; `make check-asan` points these at its sanitized build.
 CLIMG=$(realpath "${CLIMG:-climg}")
 IMGTOOL=$(realpath "${IMGTOOL:-tests/imgtool}")
+METATOOL=$(realpath "${METATOOL:-tests/metatool}")
 UNIT=${UNIT:-tests/unit}
 T=$(mktemp -d "${TMPDIR:-/tmp}/climg-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 # The program binary cache of the whole suite lives in $T, never in the user's ~/.cache.
 CLIMG_CACHE_DIR=$T/cache
-export CLIMG IMGTOOL T CLIMG_CACHE_DIR
+export CLIMG IMGTOOL METATOOL T CLIMG_CACHE_DIR
 . tests/lib.sh
 
 # The C unit tests.

@@ -187,6 +187,20 @@ else
 	bad "GNU parallel is not installed (Debian: parallel; sh tools/install-deps.sh installs it)"
 fi
 expect_exit 2 "--shard 4/3 is a usage error" "$CLIMG" --shard 4/3 "$D/in" grey -o "$D/x/%n.png"
+# Each shard checks the whole list's outputs: two inputs that would write one file are
+# refused by every shard (alone, each shard holds one of them), and nothing is written.
+mkdir -p "$D/twin/p" "$D/twin/q"
+cp "$D/in/a.png" "$D/twin/p/x.png"
+cp "$D/in/b.png" "$D/twin/q/x.png"
+for k in 1 2; do
+	expect_exit 2 "shard $k/2 of a list whose outputs collide" \
+		"$CLIMG" --cpu --shard $k/2 "$D/twin/p/x.png" "$D/twin/q/x.png" grey -o "$D/twin/out/%n.png"
+	expect_stderr "shard $k/2 names both inputs" "'.*p/x.png' and '.*q/x.png' would both write '.*/twin/out/x.png'"
+	expect_exit 2 "shard $k/2 of two inputs and one -o" \
+		"$CLIMG" --cpu --shard $k/2 "$D/twin/p/x.png" "$D/twin/q/x.png" grey -o "$D/twin/one.png"
+	expect_stderr "shard $k/2: 2 inputs would all write one file" "2 inputs would all write"
+done
+check "colliding shards wrote nothing" test ! -e "$D/twin/out" -a ! -e "$D/twin/one.png"
 if need_python "the --report JSON checks" json; then
 	check "every --report line parses as JSON with the documented fields" "$PYTHON" -c '
 import json, sys

@@ -9,7 +9,7 @@ BENCH=$(realpath "${BENCH:-tools/bench}") # make check-asan: its sanitized build
 need_opencl "benchmark tests" || { return 0 2>/dev/null || exit 0; }
 # The stage rows tools/bench has, and those this build can run (the rest are noted).
 ROWS="grey rotate:90 rotate:180 rotate:270 transpose histogram rotate:30:bilinear convolve:box convolve:gauss:sigma=2 convolve:gauss:sigma=8 convolve:sobel-x"
-"$CLIMG" --list-stages | awk '{print $1}' | sed 's/[:[].*//' >"$T/bench-stages.txt"
+"$CLIMG" --list-stages | awk '/^[^ ]/ {print $1}' | sed 's/[:[].*//' >"$T/bench-stages.txt"
 
 # An odd size with every check on: 61x37 RGB and grey, 20 runs, the whole commands. The
 # checks of measured rows pass --budget 0: on a fresh machine each kernel's first build can

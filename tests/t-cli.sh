@@ -22,6 +22,8 @@ expect_exit 0 "--list-stages exits 0" "$CLIMG" --list-stages
 for s in grey rotate transpose; do
 	check "--list-stages lists $s" grep -q "^$s" "$T/out"
 done
+expect_exit 0 "help STAGE exits 0" "$CLIMG" help grey
+check "help grey gives its formula" grep -q 'Y = (9798 R + 19235 G + 3735 B + 16384) >> 15' "$T/out"
 
 # ---- usage errors: exit 2, a message naming the culprit, nothing written ---------------
 expect_exit 2 "unknown option" "$CLIMG" "$D/rgb.png" --bogus -o "$D/x.png"
@@ -33,6 +35,8 @@ expect_stderr "bad angle named" "^climg: rotate: angle must be a number, not 'ab
 expect_exit 2 "unknown rotate option" "$CLIMG" "$D/rgb.png" rotate:30:sideways -o "$D/x.png"
 expect_stderr "unknown rotate option named" "^climg: rotate: unknown option 'sideways'"
 expect_exit 2 "no input" "$CLIMG"
+expect_stderr "no input: says so" "^climg: no input given$"
+expect_stderr "no input: then --help" "^try 'climg --help'$"
 expect_exit 2 "option without value" "$CLIMG" "$D/rgb.png" -o
 expect_exit 2 "bad --quality" "$CLIMG" "$D/rgb.png" --quality 101 -o "$D/x.jpg"
 expect_stderr "bad --quality named" "quality"
@@ -78,7 +82,8 @@ cat "$D/rgb.png" | "$CLIMG" --cpu - grey -o - >"$D/pipe.png"
 check "stdin to stdout gives the same file" cmp "$D/pipe.png" "$D/grey.png"
 "$CLIMG" --cpu "$D/rgb.png" grey -o - --format pgm >"$D/pipe.pgm"
 same_pixels "--format pgm on stdout" "$D/pipe.pgm" "$D/grey.png"
-expect_exit 0 "no -o writes nothing" "$CLIMG" --cpu "$D/rgb.png" grey
+expect_exit 2 "no -o is a usage error" "$CLIMG" --cpu "$D/rgb.png" grey
+expect_stderr "no -o: says to give -o" "^climg: no output given: give -o FILE"
 check "no -o: nothing on stdout" test ! -s "$T/out"
 expect_exit 0 "output to /dev/null" "$CLIMG" --cpu "$D/rgb.png" grey -o /dev/null
 

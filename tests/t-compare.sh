@@ -172,3 +172,67 @@ check "--expect in a batch: a line per image" sh -c "[ \$(grep -c '^same ' '$T/e
 "$IMGTOOL" poke "$D/gold/two.png" "$D/gold/two.png" 1 1 2 77
 expect_exit 1 "--expect in a batch: one differs" "$CLIMG" --cpu "$D/bin" transpose --expect "$D/gold/%n.png"
 expect_stderr "--expect in a batch: the one named" "two.png.*differs from .*gold/two.png"
+
+# ---- on the device: the same integers as the CPU path ---------------------------------------
+# The CPU path is the default; --device (or CLIMG_DEVICE) names a device, --verify runs both.
+# (tests/kernels.c runs both kernel families against cmp_images too.)
+if need_opencl "compare on the device"; then
+	for size in 1x1 1x17 17x1 13x7 251x241 1031x769; do
+		w=${size%x*}
+		h=${size#*x}
+		for ch in 1 2 3 4; do
+			"$IMGTOOL" make "$w" "$h" $ch noise:$((w + ch)) "$D/ca.png"
+			"$IMGTOOL" make "$w" "$h" $ch photo:$ch "$D/cp.png"
+			"$IMGTOOL" poke "$D/cp.png" "$D/cq.png" $((w / 2)) $((h - 1)) $((ch - 1)) 3
+			for pair in "ca cp" "cp cq" "cq cq"; do
+				set -- $pair
+				for opts in "" "--tolerance 9 --ignore 0,0,5,3 --ignore $((w / 2)),1,2,$h"; do
+					"$CLIMG" compare --json $opts "$D/$1.png" "$D/$2.png" >"$D/c-cpu.json"
+					"$CLIMG" compare --json --device 0 $opts "$D/$1.png" "$D/$2.png" >"$D/c-cl.json"
+					check "opencl = cpu, $size ch=$ch $1 $2 ${opts:+(tolerance, ignore)}" cmp "$D/c-cpu.json" "$D/c-cl.json"
+				done
+			done
+			"$CLIMG" compare "$D/ca.png" "$D/cp.png" >"$D/v-cpu.txt"
+			v_rc=$?
+			expect_exit $v_rc "--verify $size ch=$ch: the CPU path's exit status" "$CLIMG" compare --verify "$D/ca.png" "$D/cp.png"
+			check "--verify $size ch=$ch: the CPU path's line" cmp "$D/v-cpu.txt" "$T/out"
+		done
+	done
+	# every sample differs by 255: the largest difference first reached at the first pixel
+	# compared, whichever work-group or slice it falls in; the sums of squares pass 2^32
+	"$IMGTOOL" make 1031 769 4 const:0 "$D/k0.png"
+	"$IMGTOOL" make 1031 769 4 const:255 "$D/k9.png"
+	for opts in "" "--ignore 0,0,1031,700 --ignore 0,700,500,1"; do
+		"$CLIMG" compare --json $opts "$D/k0.png" "$D/k9.png" >"$D/k-cpu.json"
+		"$CLIMG" compare --json --device 0 $opts "$D/k0.png" "$D/k9.png" >"$D/k-cl.json"
+		check "uniform difference: opencl = cpu ${opts:+(ignored rows)}" cmp "$D/k-cpu.json" "$D/k-cl.json"
+	done
+	"$CLIMG" compare --json "$D/k0.png" "$D/k9.png" >"$D/k-cpu.json"
+	check "uniform difference: first reached at (0, 0); sum_sq 792839 * 65025" \
+		grep -q '"max_at":\[\[0,0\],\[0,0\],\[0,0\],\[0,0\]\],"sum_abs":\[202173945,202173945,202173945,202173945\],"sum_sq":\[51554355975,' "$D/k-cpu.json"
+	"$CLIMG" compare --json --ignore 0,0,1031,700 --ignore 0,700,500,1 "$D/k0.png" "$D/k9.png" >"$D/k-cpu.json"
+	check "uniform difference, rows left out: first reached at (500, 700)" grep -q '"max_at":\[\[500,700\],' "$D/k-cpu.json"
+	CLIMG_DEVICE=0 "$CLIMG" compare --json "$D/k0.png" "$D/k9.png" >"$D/k-env.json"
+	"$CLIMG" compare --json "$D/k0.png" "$D/k9.png" >"$D/k-cpu.json"
+	check "CLIMG_DEVICE names the device: the same JSON" cmp "$D/k-cpu.json" "$D/k-env.json"
+	# directories on the device, and verified
+	rm -f "$D/da/bad.png" "$D/db/bad.png"
+	expect_exit 1 "directories on the device" "$CLIMG" compare --device 0 --allow 0 "$D/da" "$D/db"
+	"$CLIMG" compare "$D/da" "$D/db" >"$D/dir-cpu.txt" 2>/dev/null
+	check "directories: the device's lines are the CPU path's" cmp "$D/dir-cpu.txt" "$T/out"
+	expect_exit 0 "directories under --verify" "$CLIMG" compare --verify --allow 1 "$D/da" "$D/db"
+	# --expect compares where the chain ran: on the device, and both under --verify
+	expect_exit 0 "--expect on the device: the same" "$CLIMG" --device 0 "$D/in.png" grey rotate:90 --expect "$D/golden.png"
+	expect_exit 1 "--expect on the device: one pixel off" "$CLIMG" --device 0 "$D/in.png" grey rotate:90 --expect "$D/golden1.png"
+	expect_stderr "--expect on the device: the difference" "^differ .*differing=1 .*max_at=3:4 "
+	expect_exit 1 "--expect --verify: one pixel off" "$CLIMG" --verify "$D/in.png" grey rotate:90 --expect "$D/golden1.png"
+	expect_stderr "--expect --verify: the difference" "^differ .*differing=1 .*max_at=3:4 "
+	expect_exit 0 "--expect --verify in a batch" "$CLIMG" --verify "$D/bin" transpose --expect "$D/gold/%n.png" --allow 1
+	# a named device that is not there
+	expect_exit 2 "a missing named device" "$CLIMG" compare --device no-such-device "$D/z3.png" "$D/z3.png"
+	expect_stderr "a missing named device: named" "no-such-device"
+fi
+expect_exit 2 "--cpu with --verify" "$CLIMG" compare --cpu --verify "$D/z3.png" "$D/z3.png"
+expect_stderr "--cpu with --verify: message" "^climg: compare: --cpu and --verify exclude each other$"
+expect_exit 2 "--cpu with --device" "$CLIMG" compare --cpu -d 0 "$D/z3.png" "$D/z3.png"
+expect_exit 0 "--cpu overrides CLIMG_DEVICE" env CLIMG_DEVICE=no-such-device "$CLIMG" compare --cpu "$D/z3.png" "$D/z3.png"

@@ -77,6 +77,7 @@ for o in -o -d -q -h --time=json; do
 	check "completes option $o" grep -Fxq -- "$o" "$cp_d/got"
 done
 cp_is "a prefix picks the options" "--li" --list-devices --list-stages
+cp_is "an option --help describes twice is offered once" "--devic" --device --devices
 cp_is "--time= completes its value (after '=', as readline replaces)" "--time=" json
 cp_is "--format's values" "rgb.png --format " png jpeg bmp tga pgm ppm
 cp_is "--format= with a prefix" "rgb.png --format=p" png pgm ppm
@@ -92,9 +93,11 @@ cp_is "-o inside an open quote" "rgb.png -o 'my f" "my file.png"
 cp_is "--output= completes the part after '='" "rgb.png --output=a" a.png ab.jpg
 cp_is "directories" "rgb.png -o su" sub
 cp_is "histogram's plot= takes a file" "rgb.png histogram:plot=a" a.png ab.jpg
+cp_is "stats' DEST is a file" "rgb.png stats:a" a.png ab.jpg
+cp_is "stats takes one argument" "rgb.png stats:x.csv:a" ""
 
 # ---- stages: every one --list-stages names ---------------------------------------------------
-"$CLIMG" --list-stages | awk '{ print $1 }' | sed 's/[:[].*//' >"$cp_d/stages"
+"$CLIMG" --list-stages | awk '/^[^ ]/ { print $1 }' | sed 's/[:[].*//' >"$cp_d/stages"
 check "there are stages to complete" test -s "$cp_d/stages"
 cp_comp "rgb.png "
 sed 's/:$//' "$cp_d/got" >"$cp_d/offered"
@@ -107,6 +110,14 @@ while read -r s; do
 	check "stage $s is completed from '$cp_pre'" grep -Eqx -- "$s:?" "$cp_d/got"
 done <"$cp_d/stages"
 cp_is "a stage that needs an argument ends in ':'" "rgb.png rot" rotate:
+sort -u "$cp_d/stages" >"$cp_d/names"
+cp_comp "help "
+check "help: every stage's name, no more: $(tr '\n' ' ' <"$cp_d/got")" cmp -s "$cp_d/got" "$cp_d/names"
+cp_is "help: a prefix" "help tr" transpose transverse
+cp_is "help: one word only" "help grey " ""
+cp_is "the commands, as the first word" "he" help
+cp_has "compare, as the first word" "co" compare
+cp_is "no command after the input" "rgb.png he" ""
 
 # ---- stage arguments (bash's COMP_WORDBREAKS holds ':' and '=': the part after them) -----------
 cp_is "rotate: angles" "rgb.png rotate:" 90 180 270
@@ -120,8 +131,13 @@ cp_is "convolve:box options" "rgb.png convolve:box:" norm= bias= border= size=
 cp_is "border= values" "rgb.png convolve:edge:border=" replicate reflect wrap zero
 cp_is "norm= values" "rgb.png convolve:edge:norm=" sum none
 cp_is "grey: modes" "rgb.png grey:" bt601 bt709 avg
-cp_is "histogram: options" "rgb.png histogram:" plot= scale=
+cp_is "flatten: options" "rgb.png flatten:" bg=
+cp_is "flatten's bg= names" "rgb.png flatten:bg=" white black
+cp_is "rotate's bg= takes no names" "rgb.png rotate:30:bg=" ""
+cp_is "dropalpha takes no arguments" "rgb.png dropalpha:" ""
+cp_is "histogram: options" "rgb.png histogram:" plot= scale= alpha=
 cp_is "scale= values" "rgb.png histogram:scale=" linear log
+cp_is "alpha= values" "rgb.png histogram:alpha=" yes no
 cp_is "transpose takes no arguments" "rgb.png transpose:" ""
 cp_is "a stage after options and -o" "-q rgb.png -o x.png grey:b" bt601 bt709
 # Where COMP_WORDBREAKS has no ':' (a user's choice), whole words.
@@ -139,8 +155,10 @@ for a in rotate:30:bilinear rotate:30:nearest rotate:30:expand rotate:30:crop \
 	convolve:sobel-x convolve:sobel-y convolve:emboss convolve:identity convolve:box:size=5 \
 	convolve:gauss:sigma=2:radius=3 convolve:edge:norm=none:bias=128:border=wrap \
 	convolve:edge:border=reflect convolve:edge:border=zero convolve:box:norm=sum \
-	convolve:sharpen:border=replicate grey:bt601 grey:bt709 grey:avg \
-	"histogram:$cp_d/h.csv:scale=log:plot=$cp_d/h.png" "histogram:plot=$cp_d/h2.png:scale=linear"; do
+	convolve:sharpen:border=replicate grey:bt601 grey:bt709 grey:avg flatten:bg=white \
+	flatten:bg=black \
+	"histogram:$cp_d/h.csv:scale=log:plot=$cp_d/h.png" "histogram:plot=$cp_d/h2.png:scale=linear" "histogram:plot=$cp_d/h3.png:alpha=yes" \
+	"histogram:plot=$cp_d/h4.png:alpha=no" "stats:$cp_d/s.json"; do
 	expect_exit 0 "the offered keywords run: $a" "$CLIMG" --cpu "$cp_d/rgb.png" "$a" -o "$cp_d/o.png"
 done
 for f in png jpeg bmp tga ppm; do

@@ -9,10 +9,11 @@ D=$T/convolve
 mkdir -p "$D"
 
 # ---- documentation ------------------------------------------------------------------------
-"$CLIMG" --help >"$D/help.txt"
-# every named kernel with its weights (gauss with its formula) in --help and the man page
+"$CLIMG" help convolve >"$D/help.txt"
+# every named kernel with its weights (gauss with its formula) in climg help convolve and the
+# man page
 while IFS='|' read -r name weights; do
-	check "--help gives $name's weights" grep -Eq "^ +$name +$weights" "$D/help.txt"
+	check "help convolve gives $name's weights" grep -Eq "^ +$name +$weights" "$D/help.txt"
 	check "man page gives $name's weights" sh -c "sed 's/\\\\-/-/g' man/climg.1 | grep -A1 -E '^\\.B[IR]? $name' | grep -q -- '$weights'"
 done <<'EOF'
 sharpen|0 -1 0 / -1 5 -1 / 0 -1 0
@@ -22,8 +23,10 @@ sobel-y|-1 -2 -1 / 0 0 0 / 1 2 1
 emboss|-2 -1 0 / -1 1 1 / 0 1 2
 identity|1
 EOF
-check "--help gives box" grep -Eq '^ +box\[:size=N\] +N x N ones' "$D/help.txt"
-check "--help gives gauss's formula" grep -q 'gauss\[:sigma=S\]\[:radius=R\]  exp(-(x^2 + y^2) / (2 S^2))' "$D/help.txt"
+check "help convolve gives box" grep -Eq '^ +box\[:size=N\] +N x N ones' "$D/help.txt"
+check "help convolve gives gauss's formula" sh -c \
+	"grep -A1 '^  gauss\[:sigma=S\]\[:radius=R\]$' '$D/help.txt' | grep -qF 'exp(-(x^2 + y^2) / (2 S^2))'"
+check "help convolve states the fixed-point contract" grep -q 'out = 0 if t < 0, else min(floor(t / D), 255)' "$D/help.txt"
 check "man page gives gauss's formula" grep -q 'exp(\\-(dx\\(S2 + dy\\(S2) / (2 S\\(S2))' man/climg.1
 check "man page states the fixed-point contract" grep -q '^out = 0 if t < 0, else min(floor(t / D), 255)' man/climg.1
 check "man page works the sobel-x example" grep -q 'The row becomes 168 208 208 208 168' man/climg.1

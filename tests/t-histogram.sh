@@ -266,19 +266,50 @@ same_pixels "plot format by extension (bmp)" "$h_d/p.png" "$h_d/p.bmp"
 "$CLIMG" testdata/f-rgba.png histogram:plot="$h_d/p4.png" histogram:plot="$h_d/p1.png":scale=log
 check "plot of 4 channels is RGB too" test "$("$IMGTOOL" info "$h_d/p4.png")" = "536 300 3 png"
 
+# an opaque RGBA image: its alpha is one bin of every pixel, which the plot leaves out by
+# default so that the colour curves fill it; alpha=yes puts it back (and the colours then lie
+# flat on the bottom row, blue on top). h_curve PLOT R,G,B: how many pixels of that curve
+# colour the plot area holds above its bottom row (rows 20-274, columns 12-523).
+h_curve() {
+	"$IMGTOOL" dump "$1" | awk -v c="$2" 'NR >= 21 && NR <= 275 {
+		for (i = 13; i <= 524; i++) if ($i == c) n++ } END { print n + 0 }'
+}
+"$IMGTOOL" make 256 256 4 opaque:1 "$h_d/op4.png"
+"$CLIMG" "$h_d/op4.png" histogram:plot="$h_d/pa.png"
+"$CLIMG" "$h_d/op4.png" histogram:plot="$h_d/pa-no.png":alpha=no
+check "alpha=no is the default" cmp "$h_d/pa.png" "$h_d/pa-no.png"
+"$CLIMG" "$h_d/op4.png" histogram:plot="$h_d/pa-yes.png":alpha=yes
+for c in red:220,32,32 green:32,160,32 blue:32,64,224; do
+	n=$(h_curve "$h_d/pa.png" "${c#*:}")
+	check "opaque RGBA: the ${c%%:*} curve is drawn ($n pixels)" test "$n" -ge 500
+done
+n=$(h_curve "$h_d/pa.png" 176,176,176)
+check "opaque RGBA: no alpha curve by default ($n pixels)" test "$n" = 0
+n=$(h_curve "$h_d/pa-yes.png" 176,176,176)
+check "alpha=yes draws the alpha curve ($n pixels)" test "$n" -ge 200
+n=$(h_curve "$h_d/pa-yes.png" 220,32,32)
+check "alpha=yes: alpha sets the scale, red lies flat ($n pixels)" test "$n" -lt 100
+"$CLIMG" "$h_d/op4.png" dropalpha histogram:plot="$h_d/pa-rgb.png"
+check "the plot of RGBA without alpha = the plot of its RGB" cmp "$h_d/pa.png" "$h_d/pa-rgb.png"
+h_usage "alpha without plot" "alpha= is for the plot; add plot=FILE" histogram:alpha=yes
+h_usage "bad alpha" "alpha must be yes or no, not 'on'" histogram:plot="$h_d/p.png":alpha=on
+h_usage "alpha twice" "alpha= given twice" histogram:plot="$h_d/p.png":alpha=yes:alpha=no
+
 # ---- documentation ------------------------------------------------------------------------
 "$CLIMG" --help >"$h_d/help"
-for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300'; do
-	check "--help describes $w" grep -qF -- "$w" "$h_d/help"
+check "--help gives histogram's syntax" grep -qF -- 'histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]' "$h_d/help"
+"$CLIMG" help histogram >"$h_d/help"
+for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' 'alpha=yes' '536x300'; do
+	check "climg help histogram describes $w" grep -qF -- "$w" "$h_d/help"
 done
 # the man page as groff renders it
 if have_groff "the man-page checks"; then
 	groff -man -Tascii -P-cbu man/climg.1 2>/dev/null >"$h_d/man"
-	for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300' 'standard output'; do
+	for w in 'histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' 'alpha=yes' '536x300' 'standard output' 'legend'; do
 		check "man page describes $w" grep -qF -- "$w" "$h_d/man"
 	done
 fi
-for w in 'histogram[:DEST][:plot=FILE][:scale=linear\|log]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' '536x300'; do
+for w in 'histogram[:DEST][:plot=FILE][:scale=linear\|log][:alpha=yes\|no]' 'value,red,green,blue,alpha' 'value,grey,alpha' 'plot=FILE' 'scale=log' 'alpha=yes' '536x300'; do
 	check "README describes $w" grep -qF -- "$w" README.md
 done
 check "--list-stages lists histogram" sh -c "'$CLIMG' --list-stages | grep -q '^histogram'"

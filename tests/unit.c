@@ -16,6 +16,7 @@
 #include "../src/stages/histogram.h"
 #include "../src/stages/remap.h"
 #include "../src/stages/rotate.h"
+#include "../src/suggest.h"
 
 #include "check.h"
 
@@ -107,7 +108,7 @@ static struct img run_chain(int n, const char **tokens, const struct img *in)
 	struct chain c;
 	struct plan p;
 	struct img out = { 0 };
-	struct geom g = { in->w, in->h, in->ch };
+	struct geom g = { in->w, in->h, in->ch, 0 };
 	if (chain_parse(&c, n, (char **)tokens) < 0 || plan_make(&p, &c, &g, 0) < 0 ||
 	    pipeline_cpu(&p, in, NULL, &out, NULL) < 0) {
 		printf("FAIL run_chain: %s\n", err_msg());
@@ -782,7 +783,7 @@ static void test_convolve_errors(void)
 	struct chain c;
 	struct plan p = { 0 };
 	char *t = tok;
-	struct geom huge = { 65535, 65535, 3 }, fine = { 1000, 1000, 4 };
+	struct geom huge = { 65535, 65535, 3, 0 }, fine = { 1000, 1000, 4, 0 };
 	CHECK("31x31 kernel parses", chain_parse(&c, 1, &t) == 0);
 	CHECK("31x31 kernel on 65535x65535 is over the work limit",
 	      plan_make(&p, &c, &huge, 0) < 0 && strstr(err_msg(), "over the limit of 2^40"));
@@ -801,7 +802,7 @@ static void test_plan(void)
 	struct chain c;
 	struct plan p, q;
 	const char *t[] = { "rotate:90", "grey", "transpose", "rotate:180" };
-	struct geom g = { 7, 5, 4 }, g2 = { 3, 2, 1 };
+	struct geom g = { 7, 5, 4, 0 }, g2 = { 3, 2, 1, 0 };
 	CHECK("plan parses", chain_parse(&c, 4, (char **)t) == 0);
 	CHECK("plan runs", plan_make(&p, &c, &g, 0) == 0);
 	CHECK("plan stage 1 output 5x7x4", p.st[0].plan.out.w == 5 && p.st[0].plan.out.h == 7 && p.st[0].plan.out.ch == 4);
@@ -878,7 +879,7 @@ static int rotate_size(const char *token, int w, int h, int *ow, int *oh)
 	struct chain c;
 	struct plan p;
 	char *t = (char *)token;
-	struct geom g = { w, h, 3 };
+	struct geom g = { w, h, 3, 0 };
 	if (chain_parse(&c, 1, &t) < 0)
 		return -1;
 	int rc = plan_make(&p, &c, &g, 0);
@@ -1183,7 +1184,7 @@ static void test_rotate_roundtrip(void)
 static int run_kept(struct chain *c, struct plan *p, int n, const char **tokens,
 		    const struct img *in, struct img *out)
 {
-	struct geom g = { in->w, in->h, in->ch };
+	struct geom g = { in->w, in->h, in->ch, 0 };
 	if (chain_parse(c, n, (char **)tokens) < 0)
 		return -1;
 	if (plan_make(p, c, &g, 0) < 0 || pipeline_cpu(p, in, NULL, out, NULL) < 0) {
@@ -1209,7 +1210,7 @@ static void test_pipeline_cpu_mem(void)
 	static const int writers[] = { 0, 1, 2, 3 };
 	uint8_t px[11 * 7 * 3];
 	struct img in = { 11, 7, 3, px };
-	struct geom g = { 11, 7, 3 };
+	struct geom g = { 11, 7, 3, 0 };
 	uint32_t v = 99;
 
 	for (size_t i = 0; i < sizeof px; i++) {
@@ -1275,19 +1276,26 @@ static void test_histogram_parse(void)
 					    "histogram:plot=p.png", "histogram:plot=-",
 					    "histogram:h.csv:plot=p.png:scale=log",
 					    "histogram:plot=p.png:scale=linear",
+					    "histogram:plot=p.png:alpha=yes",
+					    "histogram:alpha=no:plot=p.png:scale=log",
 					    "histogram:./a=b.csv", NULL };
 	static const char *const bad[] = { "histogram:", "histogram::", "histogram:a.csv:b.csv",
 					   "histogram:-:-", "histogram:plot=",
 					   "histogram:plot=a.png:plot=b.png", "histogram:scale=log",
 					   "histogram:scale=cubic:plot=a.png", "histogram:plto=a.png",
 					   "histogram:Plot=a.png",
-					   "histogram:plot=a.png:scale=log:scale=log", NULL };
+					   "histogram:plot=a.png:scale=log:scale=log",
+					   "histogram:alpha=yes", "histogram:plot=a.png:alpha=on",
+					   "histogram:plot=a.png:alpha=yes:alpha=no", NULL };
 	char name[80];
 	check_tokens(good, bad);
 	parse_one("histogram:plto=a.png");
 	CHECK("histogram names an unknown option",
-	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE or "
-				 "scale=linear|log)"));
+	      !strcmp(err_msg(), "histogram: unknown option 'plto=' (use plot=FILE, "
+				 "scale=linear|log or alpha=yes|no); did you mean plot=?"));
+	parse_one("histogram:h.csv:alpha=yes");
+	CHECK("histogram: alpha= needs plot=",
+	      !strcmp(err_msg(), "histogram: alpha= is for the plot; add plot=FILE"));
 
 	// the files each form writes
 	struct {
@@ -1406,6 +1414,66 @@ static void test_histogram_counts(void)
 	chain_free(&ch);
 }
 
+// Whether pixel (x, y) of plot p is r, g, b.
+static int plot_px(const struct img *p, int x, int y, int r, int g, int b)
+{
+	const uint8_t *q = p->data + ((size_t)y * p->w + x) * 3;
+	return q[0] == r && q[1] == g && q[2] == b;
+}
+
+// The plot leaves alpha out unless asked, and its labels and legend stand where
+// src/stages/histogram_plot.c says.
+static void test_histogram_plot_alpha(void)
+{
+	static uint32_t d[4 * 256], g[256];
+	struct img p, q, r;
+	// red 10 at 50, green 10 at 100, blue 10 at 150, alpha 1000 at 255
+	d[50] = 10, d[256 + 100] = 10, d[512 + 150] = 10, d[768 + 255] = 1000;
+	g[128] = 7;
+	CHECK("plot without alpha draws", histogram_plot(d, 4, false, false, &p) == 0);
+	CHECK("plot with alpha draws", histogram_plot(d, 4, false, true, &q) == 0);
+	CHECK("grey plot draws", histogram_plot(g, 1, false, false, &r) == 0);
+	// without alpha the top is 10: the red bar at 50 (x = 12 + 100) reaches the top row
+	CHECK("no alpha: red reaches the top", plot_px(&p, 112, 20, 220, 32, 32));
+	CHECK("no alpha: green reaches the top", plot_px(&p, 212, 20, 32, 160, 32));
+	CHECK("no alpha: blue reaches the top", plot_px(&p, 312, 20, 32, 64, 224));
+	CHECK("no alpha: no alpha curve at 255", !plot_px(&p, 522, 20, 176, 176, 176));
+	// with alpha the top is 1000: red's 10 is (2560 + 500) / 1000 = 3 pixels high, its
+	// curve on row 20 + 256 - 3
+	CHECK("alpha: the alpha bar reaches the top", plot_px(&q, 522, 20, 176, 176, 176));
+	CHECK("alpha: red is 3 pixels high", plot_px(&q, 113, 273, 220, 32, 32) &&
+						     plot_px(&q, 113, 272, 255, 255, 255));
+	// the legend, ending at column 523, rows 4-13: without alpha RED (36 pixels), GREEN
+	// (52), BLUE (44) 12 apart, from 524 - 156 = 368; with ALPHA (52) from 304
+	CHECK("legend: red square", plot_px(&p, 368, 4, 220, 32, 32) &&
+					    plot_px(&p, 377, 13, 220, 32, 32) &&
+					    plot_px(&p, 367, 4, 255, 255, 255));
+	CHECK("legend: green square", plot_px(&p, 416, 4, 32, 160, 32) &&
+					      plot_px(&p, 425, 13, 32, 160, 32));
+	CHECK("legend: blue square", plot_px(&p, 480, 4, 32, 64, 224) &&
+					     plot_px(&p, 489, 13, 32, 64, 224) &&
+					     plot_px(&p, 490, 4, 255, 255, 255));
+	CHECK("legend: no alpha square", !plot_px(&p, 472, 4, 176, 176, 176));
+	CHECK("legend with alpha: red square", plot_px(&q, 304, 4, 220, 32, 32));
+	CHECK("legend with alpha: alpha square", plot_px(&q, 472, 4, 176, 176, 176) &&
+							 plot_px(&q, 481, 13, 176, 176, 176));
+	CHECK("legend: grey square", plot_px(&r, 480, 4, 64, 64, 64) &&
+					     plot_px(&r, 479, 4, 255, 255, 255));
+	// labels in 6 x 10 glyphs, 2 apart: "VALUE" from 249 on row 284 (V's top row is
+	// 1 0 1), "COUNT" from 12 on row 4 (C's is 0 1 1), the top count 10 from 58 (1's top
+	// row is 0 1 0)
+	CHECK("label VALUE", plot_px(&p, 249, 284, 64, 64, 64) && plot_px(&p, 251, 284, 255, 255, 255) &&
+				     plot_px(&p, 253, 285, 64, 64, 64));
+	CHECK("label COUNT", plot_px(&p, 12, 4, 255, 255, 255) && plot_px(&p, 14, 4, 64, 64, 64) &&
+				     plot_px(&p, 16, 5, 64, 64, 64));
+	CHECK("the top count after COUNT", plot_px(&p, 58, 4, 255, 255, 255) &&
+						   plot_px(&p, 60, 4, 64, 64, 64) &&
+						   plot_px(&p, 62, 4, 255, 255, 255));
+	free(p.data);
+	free(q.data);
+	free(r.data);
+}
+
 static void test_histogram_plot(void)
 {
 	static uint32_t a[3 * 256], b[3 * 256];
@@ -1420,15 +1488,15 @@ static void test_histogram_plot(void)
 	a[0] = 5, a[256 + 7] = 5, a[512 + 255] = 5;
 	memcpy(b, a, sizeof a);
 	b[256 + 7] = 4, b[256 + 8] = 1;
-	CHECK("plot draws", histogram_plot(a, 3, false, &pa) == 0);
+	CHECK("plot draws", histogram_plot(a, 3, false, false, &pa) == 0);
 	CHECK("plot size", pa.w == HISTOGRAM_PLOT_W && pa.h == HISTOGRAM_PLOT_H && pa.ch == 3 &&
 				   pa.w == 536 && pa.h == 300);
-	CHECK("plot draws again", histogram_plot(a, 3, false, &pb) == 0);
+	CHECK("plot draws again", histogram_plot(a, 3, false, false, &pb) == 0);
 	CHECK("plot is reproducible", !memcmp(pa.data, pb.data, img_bytes(&pa)));
 	free(pb.data);
-	CHECK("plot of other counts", histogram_plot(b, 3, false, &pb) == 0);
+	CHECK("plot of other counts", histogram_plot(b, 3, false, false, &pb) == 0);
 	CHECK("plot changes with the counts", memcmp(pa.data, pb.data, img_bytes(&pa)));
-	CHECK("plot log scale", histogram_plot(b, 3, true, &pc) == 0);
+	CHECK("plot log scale", histogram_plot(b, 3, true, false, &pc) == 0);
 	CHECK("log scale differs", memcmp(pc.data, pb.data, img_bytes(&pa)));
 	// value 255 of blue is a full-height bar: the top row of the plot area at the columns
 	// of 255 (x = 12 + 510, y = 20) is the blue curve; value 100 is empty: its bottom row
@@ -1440,6 +1508,7 @@ static void test_histogram_plot(void)
 	free(pa.data);
 	free(pb.data);
 	free(pc.data);
+	test_histogram_plot_alpha();
 }
 
 // A stage that doubles both sides, standing in for one that grows the image (a rotation
@@ -1454,7 +1523,7 @@ static int grow_parse(void *params, int argc, char **argv)
 static int grow_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	(void)params;
-	plan->out = (struct geom){ in->w * 2, in->h * 2, in->ch };
+	plan->out = (struct geom){ in->w * 2, in->h * 2, in->ch, in->orient };
 	return 0;
 }
 
@@ -1489,7 +1558,7 @@ static void test_limits(void)
 	struct chain ch;
 	struct plan c = { 0 };
 	struct chain_stage st[16];
-	struct geom g = { 100, 50, 3 };
+	struct geom g = { 100, 50, 3, 0 };
 
 	// 100x50 -> 200x100 -> 400x200 -> ... -> 102400x51200 after 10 doublings
 	grow_chain(&ch, st, 9, 0);
@@ -1509,8 +1578,8 @@ static void test_limits(void)
 	CHECK("growth one pixel past --max-pixels is refused", plan_make(&c, &ch, &g, grow_max_pixels) < 0);
 	CHECK("--max-pixels message", !strcmp(err_msg(), "grow: the output would be 400x200 = 80000 pixels, more than --max-pixels 79999"));
 	grow_chain(&ch, st, 1, 0);
-	CHECK("an empty input is refused by the plan", plan_make(&c, &ch, &(struct geom){ 0, 5, 3 }, grow_max_pixels) < 0);
-	CHECK("5 channels are refused by the plan", plan_make(&c, &ch, &(struct geom){ 5, 5, 5 }, grow_max_pixels) < 0);
+	CHECK("an empty input is refused by the plan", plan_make(&c, &ch, &(struct geom){ 0, 5, 3, 0 }, grow_max_pixels) < 0);
+	CHECK("5 channels are refused by the plan", plan_make(&c, &ch, &(struct geom){ 5, 5, 5, 0 }, grow_max_pixels) < 0);
 
 	// the number of stages
 	static char *many[CHAIN_MAX_STAGES + 1];
@@ -1561,7 +1630,7 @@ static void test_pipeline_cl(void)
 		{ "histogram", "rotate:90", "convolve:box", "histogram", "rotate:-30", "transpose" },
 	};
 	const char *env = getenv("CLIMG_ZERO_COPY");
-	struct geom g = { 13, 7, 3 };
+	struct geom g = { 13, 7, 3, 0 };
 	uint8_t ref[13 * 7 * 3], *aligned = NULL, *raw = malloc(sizeof ref + 1);
 	int none = 0;
 	struct ocl *o = ocl_open(NULL, &none);
@@ -1712,6 +1781,41 @@ done:
 	ocl_close(o);
 }
 
+// "Did you mean": distances counted by hand, and which word is offered.
+static void test_suggest(void)
+{
+	static const char *const stages[] = { "grey", "rotate", "flip", "flop", "crop", NULL };
+	static const char *const modes[] = { "bt601", "bt709", "avg", NULL };
+	char word[SUGGEST_MAX_LEN + 2];
+
+	CHECK("distance kitten sitting", suggest_distance("kitten", "sitting") == 3);
+	CHECK("distance of a swap is 1", suggest_distance("bilinaer", "bilinear") == 1);
+	CHECK("distance ignores case", suggest_distance("GREY", "grey") == 0);
+	CHECK("distance to empty", suggest_distance("", "abc") == 3);
+	CHECK("distance bt710 bt709", suggest_distance("bt710", "bt709") == 2);
+	memset(word, 'a', sizeof word - 1);
+	word[sizeof word - 1] = '\0';
+	CHECK("a word over the limit is far from everything",
+	      suggest_distance(word, word) == SUGGEST_MAX_LEN + 1);
+	CHECK("gray: grey", suggest("gray", stages) && !strcmp(suggest("gray", stages), "grey"));
+	CHECK("rotat: rotate", suggest("rotat", stages) && !strcmp(suggest("rotat", stages), "rotate"));
+	CHECK("blur: nothing near", !suggest("blur", stages));
+	CHECK("a word of one letter gets nothing", !suggest("x", stages));
+	// bt601 and bt709 are both 2 from bt710: the one sharing "bt7" wins
+	CHECK("bt710: bt709", suggest("bt710", modes) && !strcmp(suggest("bt710", modes), "bt709"));
+	CHECK("bt710: bt709 whatever the order",
+	      suggest("bt710", modes + 1) && !strcmp(suggest("bt710", modes + 1), "bt709"));
+	CHECK("three edits in a word of 5 are too many", !suggest("xyz01", modes));
+	err_set("unknown thing 'gray'");
+	CHECK("suggest_err appends the word", suggest_err("grey") == -1 &&
+	      !strcmp(err_msg(), "unknown thing 'gray'; did you mean grey?"));
+	err_set("unknown thing 'zzz'");
+	CHECK("suggest_err without a word keeps the message", suggest_err(NULL) == -1 &&
+	      !strcmp(err_msg(), "unknown thing 'zzz'"));
+	CHECK("stage_suggest", stage_suggest("trasnpose") &&
+	      !strcmp(stage_suggest("trasnpose"), "transpose"));
+}
+
 int main(void)
 {
 	test_parse_numbers();
@@ -1738,6 +1842,7 @@ int main(void)
 	test_convolve_ints();
 	test_limits();
 	test_messages();
+	test_suggest();
 	test_pipeline_cpu_mem();
 	test_pipeline_cl();
 	return failures ? 1 : 0;

@@ -6,6 +6,7 @@
 cd "$(dirname "$0")/.." || exit 1
 CLIMG=$(realpath "${CLIMG:-climg}")
 IMGTOOL=$(realpath "${IMGTOOL:-tests/imgtool}")
+METATOOL=$(realpath "${METATOOL:-tests/metatool}")
 T=$(mktemp -d "${TMPDIR:-/tmp}/climg-valgrind.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 command -v valgrind >/dev/null || {
@@ -56,6 +57,10 @@ head -c 500 "$T/photo.jpg" >"$T/trunc.jpg"
 "$IMGTOOL" jpegvariant scans:101 "$T/scans.jpg"
 "$IMGTOOL" jpegvariant cmyk "$T/cmyk.jpg"
 "$IMGTOOL" rawpng huge-header "$T/huge.png"
+"$METATOOL" make-icc RGB 70000 "$T/rgb.icc"
+"$METATOOL" add-icc "$T/rgb.icc" "$T/photo.jpg" "$T/icc.jpg"
+"$METATOOL" add-exif o=6 "$T/icc.jpg" "$T/meta.jpg"
+"$METATOOL" add-exif o=6,count=9000 "$T/photo.jpg" "$T/badexif.jpg"
 
 vg "png chain to png" "$T/rgb.png" grey rotate:90 transpose -o "$T/o.png"
 vg "rgba png to jpeg (alpha dropped)" "$T/rgba.png" rotate:180 -o "$T/o.jpg"
@@ -72,6 +77,10 @@ vg "convolve gauss, edge, custom" "$T/rgba.png" convolve:gauss:sigma=2 convolve:
 vg "rotate by any angle" "$T/rgb.png" rotate:30 rotate:-12.5:nearest:crop:bg=#ff000080 -o "$T/r.png"
 vg "histogram csv and plot" "$T/photo.jpg" histogram:"$T/h.csv":plot="$T/h.png":scale=log grey \
 	-o "$T/h2.png"
+vg "exif and icc, autoorient to png" "$T/meta.jpg" autoorient -o "$T/m.png"
+vg "exif and icc, autoorient to jpeg" "$T/meta.jpg" autoorient -o "$T/m.jpg"
+vg "exif and icc, png to jpeg" "$T/m.png" invert -o "$T/m2.jpg"
+vg "malformed exif" "$T/badexif.jpg" autoorient -o "$T/m3.jpg"
 vg "convolve work limit" "$T/rgb.png" convolve:gauss:radius=1001 -o "$T/x.png"
 vg "truncated png" "$T/trunc.png" -o "$T/x.png"
 vg "truncated jpeg" "$T/trunc.jpg" -o "$T/x.png"

@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: MIT
 # climg compare against its peers on two 20 MP PNGs (6028x3391, tests/imgtool's photo
 # pattern; B is A with 3 samples changed), each timed BENCH_RUNS times, interleaved, and
-# reported as the median wall time and the peak memory (imgtool measure), with its ratio to
-# climg compare (> 1: the peer is slower):
-#   climg compare A B            always
-#   odiff A B                    when `odiff` is on PATH (npm install -g odiff-bin)
+# reported as the median wall time, the median CPU time (user and system: on a machine that
+# others share, the wall time also counts the waits for a core) and the peak memory (imgtool
+# measure), with their ratios to climg compare's (> 1: the peer is slower):
+#   climg compare A B            always (the CPU path, its default)
+#   climg compare --device 0 A B  when climg has an OpenCL device: the comparison on it
+#   odiff A B DIFF               when `odiff` is on PATH (npm install -g odiff-bin; its
+#                                native binary, node_modules/@odiff/linux-x64/odiff, spares
+#                                the node wrapper's start)
 #   compare -metric AE A B null: when ImageMagick is installed (apt-get install imagemagick;
 #                                its policy.xml may need a larger area/memory limit)
 # The peers are not installed by tools/install-deps.sh.
@@ -37,18 +41,20 @@ fi
 rm -f "$DIR/t.png" "$DIR/t2.png"
 
 names="climg"
+"$CLIMG" --list-devices | grep -q '^0: ' && names="$names climg-device"
 command -v odiff >/dev/null 2>&1 && names="$names odiff"
 command -v compare >/dev/null 2>&1 && names="$names magick"
 
 run_one() { # NAME RUN
 	case $1 in
 	climg) set -- "$1" "$2" "$CLIMG" compare "$DIR/a.png" "$DIR/b.png" ;;
+	climg-device) set -- "$1" "$2" "$CLIMG" compare --device 0 "$DIR/a.png" "$DIR/b.png" ;;
 	odiff) set -- "$1" "$2" odiff "$DIR/a.png" "$DIR/b.png" "$DIR/odiff-diff.png" ;;
 	magick) set -- "$1" "$2" compare -metric AE "$DIR/a.png" "$DIR/b.png" null: ;;
 	esac
 	_n=$1 _r=$2
 	shift 2
-	"$IMGTOOL" measure "$DIR/m-$_n-$_r" "$@" >/dev/null 2>&1 || true
+	"$IMGTOOL" measure "$DIR/m-$_n.$_r" "$@" >/dev/null 2>&1 || true
 }
 
 r=1
@@ -57,16 +63,30 @@ while [ "$r" -le "$RUNS" ]; do
 	r=$((r + 1))
 done
 
-# median wall ms and max peak KiB of NAME's runs
-median_ms() { cat "$DIR"/m-"$1"-* | awk '{print $3}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-peak_kib() { cat "$DIR"/m-"$1"-* | awk '$2 > m {m = $2} END {print m}'; }
+# median wall ms (FIELD 3) or CPU ms (FIELD 4), max peak KiB and the exit statuses seen of
+# NAME's runs (each the same pair of images: every tool should say they differ)
+median_ms() { cat "$DIR"/m-"$1".* | awk -v f="${2:-3}" '{print $f}' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+peak_kib() { cat "$DIR"/m-"$1".* | awk '$2 > m {m = $2} END {print m}'; }
+statuses() { cat "$DIR"/m-"$1".* | awk '{print $1}' | sort -u | tr '\n' ' ' | sed 's/ $//'; }
 
 base=$(median_ms climg)
-echo "| tool | wall (median of $RUNS) | peak memory | time / climg's |"
-echo "|---|---|---|---|"
+base_cpu=$(median_ms climg 4)
+echo "$(nproc) cores, load average $(cut -d ' ' -f 1-3 /proc/loadavg) at the end;" \
+	"$("$CLIMG" --version | head -n 1); device 0: $("$CLIMG" --list-devices | sed -n 's/^0: //p')"
+echo
+echo "| tool | wall (median of $RUNS) | CPU time (median) | peak memory | wall / climg's | CPU / climg's | exit status |"
+echo "|---|---|---|---|---|---|---|"
 for n in $names; do
 	ms=$(median_ms "$n")
+	cpu=$(median_ms "$n" 4)
 	kib=$(peak_kib "$n")
-	awk -v n="$n" -v ms="$ms" -v kib="$kib" -v b="$base" \
-		'BEGIN { printf "| %s | %.2f s | %.0f MB | %.1f |\n", n, ms / 1000, kib / 1024, (b > 0 ? ms / b : 0) }'
+	case $n in
+	climg) label="climg compare" ;;
+	climg-device) label="climg compare --device 0" ;;
+	odiff) label="odiff $(odiff --version 2>&1 | head -n 1 | awk '{print $2}')" ;;
+	magick) label="ImageMagick $(compare -version 2>/dev/null | head -n 1 | awk '{print $3}') compare -metric AE" ;;
+	esac
+	awk -v n="$label" -v ms="$ms" -v cpu="$cpu" -v kib="$kib" -v b="$base" -v bc="$base_cpu" \
+		-v st="$(statuses "$n")" 'BEGIN { printf "| %s | %.2f s | %.2f s | %.0f MB | %.1f | %.1f | %s |\n",
+			n, ms / 1000, cpu / 1000, kib / 1024, (b > 0 ? ms / b : 0), (bc > 0 ? cpu / bc : 0), st }'
 done

@@ -581,7 +581,7 @@ static int bench_row(struct bench *b, size_t r)
 	const char *image = row->grey ? "grey" : "RGB";
 	struct ocl_program_id programs[8];
 	struct row_result *res = &b->row[r];
-	struct geom g = { im->w, im->h, im->ch };
+	struct geom g = { im->w, im->h, im->ch, 0 };
 	char *token = (char *)row->token;
 	struct chain c = { 0 };
 	struct plan p = { 0 };

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages that building climg, running it and `make test` need,
 # where missing. With --dev, also the developer tools that `make check-asan`, `make fuzz`,
-# `make check-valgrind` and `make check-fresh` need (clang, its sanitizer runtimes,
-# llvm-symbolizer for the sanitizers' stack traces, valgrind, debootstrap). Run as root (or
-# with sudo available).
+# `make check-valgrind`, `make check-fresh` and `make check-cluster` need (clang, its
+# sanitizer runtimes, llvm-symbolizer for the sanitizers' stack traces, valgrind,
+# debootstrap; for check-cluster the engines it runs batches through: slurm-wlm with munge
+# for a one-node Slurm cluster, openssh-server for GNU parallel's --sshlogin, jq for the
+# man page's report recipes, procps for pgrep). Installing them starts no daemon where
+# there is no init system; check-cluster starts and stops its own. Run as root (or with
+# sudo available).
 set -eu
 usage="usage: sh tools/install-deps.sh [--dev]"
 dev=0
@@ -29,7 +33,8 @@ done
 PKGS="make gcc pkg-config ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
 libpng-dev libjpeg62-turbo-dev libdeflate-dev zlib1g-dev libstb-dev groff-base
 python3 python3-numpy python3-pil parallel nettle-dev"
-DEV_PKGS="clang libclang-rt-14-dev llvm valgrind debootstrap"
+DEV_PKGS="clang libclang-rt-14-dev llvm valgrind debootstrap slurm-wlm munge openssh-server jq
+procps"
 [ "$dev" = 0 ] || PKGS="$PKGS $DEV_PKGS"
 missing=""
 for p in $PKGS; do

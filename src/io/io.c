@@ -155,19 +155,28 @@ static enum img_format sniff(const uint8_t *p, size_t n)
 	return FMT_NONE;
 }
 
+// The format's open function: parses the header and keeps the metadata.
+static int format_open(struct img_reader *r)
+{
+	switch (r->fmt) {
+	case FMT_PNG: return io_png_open(r);
+	case FMT_JPEG: return io_jpeg_open(r);
+	case FMT_BMP: return io_bmp_open(r);
+	default: return io_pnm_open(r);
+	}
+}
+
 // Recognises the format of r->data and parses the header (the format's open function).
 static int reader_parse(struct img_reader *r)
 {
 	if (r->size == 0)
 		return err_set("%s: the input is empty", r->name);
 	r->fmt = sniff(r->data, r->size);
-	switch (r->fmt) {
-	case FMT_PNG: return io_png_open(r);
-	case FMT_JPEG: return io_jpeg_open(r);
-	case FMT_BMP: return io_bmp_open(r);
-	case FMT_PGM:
-	case FMT_PPM: return io_pnm_open(r);
-	default: break;
+	if (r->fmt != FMT_NONE) {
+		if (format_open(r) != 0)
+			return -1;
+		r->g.orient = r->meta.orient;
+		return 0;
 	}
 	// Plain (ASCII) PNM and PAM start like binary PNM: say what they are.
 	if (r->size >= 3 && r->data[0] == 'P' && r->data[1] != 0 && strchr("12347", r->data[1]) &&
@@ -281,6 +290,7 @@ void img_reader_close(struct img_reader *r)
 	if (!r)
 		return;
 	reader_release(r);
+	img_meta_free(&r->meta);
 	free(r->name);
 	free(r);
 }
@@ -371,6 +381,7 @@ int img_encode(struct outfile *f, enum img_format fmt, const struct img *im,
 {
 	int quality = opts ? opts->jpeg_quality : 90;
 	int level = opts ? opts->png_level : 6;
+	const struct img_meta *meta = opts ? opts->meta : NULL;
 
 	if (img_format_check(fmt, im->ch, NULL) != 0)
 		return err_prefix("%s", outfile_name(f));
@@ -382,12 +393,12 @@ int img_encode(struct outfile *f, enum img_format fmt, const struct img *im,
 		if (level < 0 || level > 9)
 			return err_set("%s: png compression level must be 0..9, not %d",
 			               outfile_name(f), level);
-		return io_png_encode(f, im, level);
+		return io_png_encode(f, im, level, meta);
 	case FMT_JPEG:
 		if (quality < 1 || quality > 100)
 			return err_set("%s: jpeg quality must be 1..100, not %d", outfile_name(f),
 			               quality);
-		return io_jpeg_encode(f, im, quality);
+		return io_jpeg_encode(f, im, quality, meta);
 	case FMT_BMP: return io_bmp_encode(f, im);
 	case FMT_TGA: return io_tga_encode(f, im);
 	case FMT_PGM:

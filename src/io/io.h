@@ -51,6 +51,32 @@ int img_reader_strips(const struct img_reader *r);
 // NULL-safe.
 void img_reader_close(struct img_reader *r);
 
+// ---- metadata ------------------------------------------------------------------------
+
+// What climg keeps of an input besides its pixels (climg(1), METADATA): the ICC colour
+// profile (PNG iCCP; JPEG APP2 ICC_PROFILE segments, joined) and the Exif block (PNG eXIf;
+// JPEG APP1 "Exif\0\0", the first) as its TIFF structure, with what its Orientation tag
+// says. Read with the header by img_reader_open; BMP, PGM and PPM have none.
+struct img_meta {
+	uint8_t *icc; // the profile (malloc'd), or NULL
+	size_t icc_bytes;
+	uint8_t *exif; // the Exif TIFF structure from its "II" or "MM" (malloc'd), or NULL
+	size_t exif_bytes;
+	int orient;       // the Orientation tag's value, 1..8; 0 where there is none, or where
+	                  // the block is malformed (kept as it is, its orientation not read)
+	size_t orient_at; // where that 16-bit value is in exif (when orient is not 0)
+};
+
+// Moves the input's metadata into m (r keeps none). The geometry keeps its orient.
+void img_reader_meta_take(struct img_reader *r, struct img_meta *m);
+
+// Sets the Orientation tag of m's Exif block to orient (1..8), where it has one (m->orient
+// not 0): after a stage that turned the pixels as it said.
+void img_meta_orient(struct img_meta *m, int orient);
+
+// Frees what m holds and empties it. NULL-safe.
+void img_meta_free(struct img_meta *m);
+
 // ---- writing -------------------------------------------------------------------------
 
 // The format for an output name by its extension (.png .jpg .jpeg .bmp .tga .pgm .ppm,
@@ -71,6 +97,8 @@ int img_format_check(enum img_format fmt, int ch, int *drops_alpha);
 struct write_opts {
 	int jpeg_quality; // 1..100
 	int png_level;    // 0..9, the zlib scale; what each does: png_write.c, climg(1)
+	const struct img_meta *meta; // written into PNG and JPEG output (climg(1), METADATA);
+	                             // NULL: none
 };
 
 // An output destination written atomically: a temporary file in the target directory,
@@ -110,7 +138,10 @@ void outfile_sum_on(struct outfile *f);
 int outfile_commit_sum(struct outfile *f, struct outfile_sum *sum);
 
 // Encodes im in fmt into f (does not commit). Checks img_format_check() and opts (NULL
-// means quality 90, level 6); messages start with the output name ("stdout" for "-").
+// means quality 90, level 6, no metadata); messages start with the output name ("stdout"
+// for "-"). PNG and JPEG get opts->meta's ICC profile where its colour space is the
+// image's (else a warning says it is left out) and its Exif block (JPEG: where it fits
+// one APP1 segment, else a warning); other formats get none.
 int img_encode(struct outfile *f, enum img_format fmt, const struct img *im,
 	       const struct write_opts *opts);
 

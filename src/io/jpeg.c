@@ -7,7 +7,7 @@
 // same bytes. Encoding uses JDCT_ISLOW, standard Huffman tables (optimize_coding off) and
 // libjpeg's default 4:2:0 chroma subsampling, in strips on several threads (see
 // "writing"); an alpha channel is dropped (img_format_check() reports that so the caller
-// can warn).
+// can warn). The Exif block and the ICC profile are read and written by jpeg_meta.c.
 //
 // Damaged files are refused rather than decoded with grey holes: libjpeg's warnings that
 // mean lost image data (truncated or corrupt entropy data, a bad progression, the file
@@ -29,6 +29,7 @@
 #include "../err.h"
 #include "../par.h"
 #include "codec.h"
+#include "jpeg_meta.h"
 
 // A progressive JPEG can hold any number of scans, each one a pass over a whole component's
 // coefficients; a hostile file can make that take minutes. Encoders write about 10 (libjpeg's
@@ -390,6 +391,7 @@ int io_jpeg_open(struct img_reader *r)
 	s->progress.progress_monitor = on_progress;
 	s->cinfo.progress = &s->progress;
 	jpeg_mem_src(&s->cinfo, r->data, (unsigned long)r->size);
+	jpeg_meta_save(&s->cinfo);
 	jpeg_read_header(&s->cinfo, TRUE);
 
 	switch (s->cinfo.jpeg_color_space) {
@@ -413,7 +415,9 @@ int io_jpeg_open(struct img_reader *r)
 	if (s->cinfo.output_components != ch)
 		return err_set("%s: jpeg: unexpected channel count %d", r->name,
 		               s->cinfo.output_components);
-	return io_check_geom(r, s->cinfo.output_width, s->cinfo.output_height, ch);
+	if (io_check_geom(r, s->cinfo.output_width, s->cinfo.output_height, ch) != 0)
+		return -1;
+	return jpeg_meta_read(r, &s->cinfo);
 }
 
 // ---- writing -------------------------------------------------------------------------
@@ -481,10 +485,11 @@ static void mem_term(j_compress_ptr cinfo)
 	d->used = d->cap - d->pub.free_in_buffer;
 }
 
-// Encodes rows y0 .. y1-1 of im as a JPEG of their own into s->dest. mcu_h: the MCU
-// height the strip plan assumed, checked against libjpeg's.
+// Encodes rows y0 .. y1-1 of im as a JPEG of their own into s->dest, with the metadata
+// meta (NULL: none) after its JFIF header. mcu_h: the MCU height the strip plan assumed,
+// checked against libjpeg's. f names the output in warnings.
 static void encode_strip(struct jpeg_strip *s, const struct img *im, int quality, int y0, int y1,
-                         int mcu_h)
+                         int mcu_h, const struct img_meta *meta, struct outfile *f)
 {
 	size_t stride = (size_t)im->w * (size_t)im->ch;
 	int colour = im->ch >= 3, out_ch = colour ? 3 : 1;
@@ -519,6 +524,7 @@ static void encode_strip(struct jpeg_strip *s, const struct img *im, int quality
 	s->cinfo.dct_method = JDCT_ISLOW;
 	s->cinfo.optimize_coding = FALSE;
 	jpeg_start_compress(&s->cinfo, TRUE);
+	jpeg_meta_write(&s->cinfo, meta, im->ch, outfile_name(f));
 	if (s->cinfo.max_v_samp_factor * DCTSIZE != mcu_h) {
 		snprintf(s->err.text, sizeof(s->err.text), "unexpected MCU height %d",
 		         s->cinfo.max_v_samp_factor * DCTSIZE);
@@ -544,6 +550,8 @@ struct jpeg_job {
 	const struct img *im;
 	int quality, strip_rows, mcu_h;
 	struct jpeg_strip *st;
+	const struct img_meta *meta; // written by strip 0
+	struct outfile *f;
 };
 
 static void task_strip(void *ctx, int i, int worker)
@@ -553,7 +561,8 @@ static void task_strip(void *ctx, int i, int worker)
 	int y1 = y0 + j->strip_rows < j->im->h ? y0 + j->strip_rows : j->im->h;
 
 	(void)worker;
-	encode_strip(&j->st[i], j->im, j->quality, y0, y1, j->mcu_h);
+	encode_strip(&j->st[i], j->im, j->quality, y0, y1, j->mcu_h, i == 0 ? j->meta : NULL,
+		     j->f);
 }
 
 // Finds the SOF and SOS segments of a JPEG that libjpeg wrote: *sof is the SOF marker's
@@ -578,12 +587,13 @@ static int find_scan(const uint8_t *p, size_t n, size_t *sof, size_t *data)
 	return -1;
 }
 
-// Writes the strips as one JPEG: strip 0's headers with the full height and a DRI marker
-// before SOS, then each strip's entropy-coded data, RST0..RST7 in turn between them.
+// Writes the strips as one JPEG: strip 0's headers (its metadata too) with the full height
+// and a DRI marker before SOS, then each strip's entropy-coded data, RST0..RST7 in turn
+// between them.
 static int splice(struct outfile *f, const struct jpeg_job *j, int nstrips, unsigned interval)
 {
 	const struct mem_dest *d0 = &j->st[0].dest;
-	uint8_t head[1024],
+	uint8_t height[2] = {(uint8_t)(j->im->h >> 8), (uint8_t)j->im->h},
 	    dri[6] = {0xff, 0xdd, 0, 4, (uint8_t)(interval >> 8), (uint8_t)interval};
 	size_t sof, data, sos;
 	int i;
@@ -599,12 +609,10 @@ static int splice(struct outfile *f, const struct jpeg_job *j, int nstrips, unsi
 			break;
 		sos = next;
 	}
-	if (sos > sizeof(head))
-		return err_set("%s: jpeg: unexpectedly long headers", outfile_name(f));
-	memcpy(head, d0->buf, sos);
-	head[sof + 5] = (uint8_t)(j->im->h >> 8);
-	head[sof + 6] = (uint8_t)j->im->h;
-	if (outfile_write(f, head, sos) != 0 || outfile_write(f, dri, sizeof(dri)) != 0 ||
+	// the headers up to SOS, the SOF's height (bytes 5-6) replaced
+	if (outfile_write(f, d0->buf, sof + 5) != 0 || outfile_write(f, height, 2) != 0 ||
+	    outfile_write(f, d0->buf + sof + 7, sos - sof - 7) != 0 ||
+	    outfile_write(f, dri, sizeof(dri)) != 0 ||
 	    outfile_write(f, d0->buf + sos, data - sos) != 0)
 		return -1;
 	for (i = 0; i < nstrips; i++) {
@@ -622,13 +630,14 @@ static int splice(struct outfile *f, const struct jpeg_job *j, int nstrips, unsi
 	return outfile_write(f, "\xff\xd9", 2);
 }
 
-int io_jpeg_encode(struct outfile *f, const struct img *im, int quality)
+int io_jpeg_encode(struct outfile *f, const struct img *im, int quality,
+		   const struct img_meta *meta)
 {
 	// libjpeg's defaults: RGB becomes YCbCr 4:2:0 (16x16 MCUs), grey has 8x8 MCUs.
 	int mcu = im->ch >= 3 ? 16 : 8;
 	long mcus_per_row = (im->w + mcu - 1) / mcu;
 	long k = STRIP_PIXELS / ((long)im->w * mcu);
-	struct jpeg_job j = {im, quality, 0, mcu, NULL};
+	struct jpeg_job j = {im, quality, 0, mcu, NULL, meta, f};
 	int nstrips, i, rc = -1;
 
 	// A restart interval counts MCUs and must fit in 16 bits.

@@ -210,6 +210,22 @@ static char *tmp_template(const char *target, const char *name)
 	return t;
 }
 
+// Records why the temporary file beside target (for the output named path) could not be
+// made, e the errno of mkstemp: a missing directory is named as such.
+static void create_error(const char *path, const char *target, int e)
+{
+	const char *slash = strrchr(target, '/');
+	int dirlen = !slash ? 1 : slash == target ? 1 : (int)(slash - target);
+	const char *dir = slash ? target : ".";
+	if (e == ENOENT)
+		err_set("%s: directory '%.*s' does not exist", path, dirlen, dir);
+	else if (e == ENOTDIR)
+		err_set("%s: '%.*s' is not a directory (a part of that path is a file)", path,
+		        dirlen, dir);
+	else
+		err_set("%s: cannot create temporary file: %s", path, strerror(e));
+}
+
 static void outfile_free(struct outfile *f)
 {
 	if (!f)
@@ -323,7 +339,7 @@ struct outfile *outfile_open(const char *path)
 	} else {
 		f->fd = mkstemp(f->tmp);
 		if (f->fd < 0)
-			err_set("%s: cannot create temporary file: %s", path, strerror(errno));
+			create_error(path, f->target, errno);
 		else
 			f->slot = tmp_register(f->tmp, path);
 		if (f->fd >= 0 && f->slot < 0) {

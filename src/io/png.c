@@ -4,7 +4,9 @@
 // tRNS gains an alpha channel, 1/2/4-bit grey is scaled to 0..255 and 16-bit samples are
 // reduced with png_set_scale_16, which computes round(v * 255 / 65535) exactly (the same
 // as (v * 255 + 32767) / 65535 in integers; v / 257 is never exactly halfway). No gamma or
-// colour-space conversion is applied. PNG output is written by png_write.c.
+// colour-space conversion is applied. The ICC profile (iCCP, as libpng checks and
+// decompresses it) and the Exif block (eXIf) before the image data are kept (meta.c). PNG
+// output is written by png_write.c.
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -13,9 +15,11 @@
 #include "../err.h"
 #include "codec.h"
 
-// libpng errors end in a longjmp; the message is kept here until then.
+// libpng errors end in a longjmp; the message is kept here until then. The first warning
+// about the iCCP chunk, whose profile libpng then drops, is kept too.
 struct png_msg {
 	char text[200];
+	char icc[200];
 };
 
 static void on_error(png_structp png, png_const_charp msg)
@@ -29,11 +33,16 @@ static void on_error(png_structp png, png_const_charp msg)
 	png_longjmp(png, 1);
 }
 
-// Warnings (bad ancillary chunks, sRGB profile complaints) are not worth a line each.
+// Warnings (bad ancillary chunks, sRGB profile complaints) are not worth a line each,
+// except that an ICC profile is not kept (see io_png_open).
 static void on_warning(png_structp png, png_const_charp msg)
 {
-	(void)png;
-	(void)msg;
+	struct png_msg *m = png_get_error_ptr(png);
+
+	if (m && msg && !m->icc[0] && !strncmp(msg, "iCCP", 4)) {
+		strncpy(m->icc, msg, sizeof(m->icc) - 1);
+		m->icc[sizeof(m->icc) - 1] = 0;
+	}
 }
 
 // ---- reading -------------------------------------------------------------------------
@@ -94,6 +103,29 @@ static int png_decode(struct img_reader *r, uint8_t *dst)
 	return 0;
 }
 
+// Keeps the ICC profile and the Exif block libpng read before the image data in r->meta,
+// or says why a profile is not kept. 0 / -1 with err set.
+static int png_meta(struct img_reader *r, struct png_state *s)
+{
+	png_charp name;
+	png_bytep icc, exif;
+	png_uint_32 icc_bytes, exif_bytes;
+	int method;
+
+	if (png_get_iCCP(s->png, s->info, &name, &method, &icc, &icc_bytes) && icc_bytes) {
+		r->meta.icc = malloc(icc_bytes);
+		if (!r->meta.icc)
+			return err_set("%s: out of memory", r->name);
+		memcpy(r->meta.icc, icc, icc_bytes);
+		r->meta.icc_bytes = icc_bytes;
+	} else if (s->msg.icc[0]) {
+		warn("%s: the ICC profile is not kept: %s", r->name, s->msg.icc);
+	}
+	if (png_get_eXIf_1(s->png, s->info, &exif_bytes, &exif) && exif_bytes)
+		return io_meta_exif(r, exif, exif_bytes);
+	return 0;
+}
+
 int io_png_open(struct img_reader *r)
 {
 	struct png_state *s;
@@ -151,5 +183,5 @@ int io_png_open(struct img_reader *r)
 		return -1;
 	if (png_get_rowbytes(s->png, s->info) != (size_t)w * (size_t)ch)
 		return err_set("%s: png: unexpected row size after conversion", r->name);
-	return 0;
+	return png_meta(r, s);
 }

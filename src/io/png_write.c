@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // PNG output, written here rather than through libpng so that every core can compress:
 // the chunk container (signature, IHDR, IDAT, IEND, each with its CRC-32), the row
-// filters and one zlib stream. libpng stays the reader (png.c).
+// filters and one zlib stream; the input's ICC profile (iCCP) and Exif block (eXIf) after
+// IHDR. libpng stays the reader (png.c).
 //
 // The rows are cut into segments of about SEG_BYTES filtered bytes, a size fixed by the
 // image and never by the thread count. Each segment is filtered and compressed on its own
@@ -339,7 +340,50 @@ static void err_oom(struct outfile *f, const struct img *im)
 	err_set("%s: out of memory writing a %dx%d png", outfile_name(f), im->w, im->h);
 }
 
-int io_png_encode(struct outfile *f, const struct img *im, int level)
+// The name iCCP gives the profile (PNG wants one; it is only a label).
+#define ICC_NAME "ICC Profile"
+// The most data a chunk may hold (2^31 - 1 bytes).
+#define CHUNK_MAX ((size_t)0x7fffffff)
+
+// Writes m's ICC profile (where io_icc_fits an image of ch channels) as iCCP: the name, a
+// NUL, compression method 0, the profile as a zlib stream; then m's Exif block as eXIf.
+// What does not fit a chunk is left out with a warning. 0 / -1 with err set.
+static int meta_chunks(struct outfile *f, const struct img_meta *m, int ch)
+{
+	const size_t head = sizeof ICC_NAME + 1; // the name, its NUL, the method
+	if (!m)
+		return 0;
+	if (m->icc && m->icc_bytes > CHUNK_MAX / 2) {
+		warn("%s: the ICC profile (%zu bytes) does not fit a PNG chunk; the output has none",
+		     outfile_name(f), m->icc_bytes);
+	} else if (m->icc && io_icc_fits(m->icc, m->icc_bytes, ch, outfile_name(f))) {
+		uLongf zlen = compressBound((uLong)m->icc_bytes);
+		uint8_t *d = malloc(head + zlen);
+		int rc;
+		if (!d)
+			return err_set("%s: out of memory writing the ICC profile", outfile_name(f));
+		memcpy(d, ICC_NAME, sizeof ICC_NAME); // with its NUL
+		d[head - 1] = 0;
+		if (compress2(d + head, &zlen, m->icc, (uLong)m->icc_bytes, Z_BEST_COMPRESSION) !=
+		    Z_OK) {
+			free(d);
+			return err_set("%s: cannot compress the ICC profile", outfile_name(f));
+		}
+		rc = chunk(f, "iCCP", d, head + zlen);
+		free(d);
+		if (rc != 0)
+			return -1;
+	}
+	if (m->exif && m->exif_bytes > CHUNK_MAX)
+		warn("%s: the Exif block (%zu bytes) does not fit a PNG chunk; the output has none",
+		     outfile_name(f), m->exif_bytes);
+	else if (m->exif && chunk(f, "eXIf", m->exif, m->exif_bytes) != 0)
+		return -1;
+	return 0;
+}
+
+int io_png_encode(struct outfile *f, const struct img *im, int level,
+		  const struct img_meta *meta)
 {
 	static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	static const uint8_t types[5] = {0, 0, 4, 2, 6}; // grey, grey+alpha, RGB, RGBA
@@ -405,7 +449,8 @@ int io_png_encode(struct outfile *f, const struct img *im, int level)
 	ihdr[10] = 0;            // deflate
 	ihdr[11] = 0;            // adaptive filtering (the five filter types)
 	ihdr[12] = 0;            // not interlaced
-	if (outfile_write(f, sig, sizeof(sig)) != 0 || chunk(f, "IHDR", ihdr, 13) != 0)
+	if (outfile_write(f, sig, sizeof(sig)) != 0 || chunk(f, "IHDR", ihdr, 13) != 0 ||
+	    meta_chunks(f, meta, im->ch) != 0)
 		goto done;
 
 	if (j.lv->mode < 0) {

@@ -72,6 +72,7 @@
 
 #include "../err.h"
 #include "../parse.h"
+#include "../suggest.h"
 #include "convolve.h"
 #include "convolve_impl.h"
 #include "stage.h"
@@ -120,12 +121,20 @@ static int args_read(struct spec *s, int argc, char **argv)
 					s->kind = K_NAMED;
 					s->named = &named[j];
 				}
-			if (!s->kind)
-				return err_set(
-				    "convolve: unknown kernel '%s' (use box, gauss, sharpen, "
-				    "edge, sobel-x, sobel-y, emboss, identity, kernel=W,W,... or "
-				    "kernel=@FILE)",
-				    a);
+			if (!s->kind) {
+				struct suggest near;
+				suggest_init(&near, a);
+				suggest_try(&near, "box");
+				suggest_try(&near, "gauss");
+				for (size_t j = 0; j < NNAMED; j++)
+					suggest_try(&near, named[j].name);
+				suggest_try(&near, "kernel=");
+				err_set("convolve: unknown kernel '%s' (use box, gauss, sharpen, "
+				        "edge, sobel-x, sobel-y, emboss, identity, kernel=W,W,... or "
+				        "kernel=@FILE)",
+				        a);
+				return suggest_err(suggest_best(&near));
+			}
 			continue;
 		}
 		*eq = '\0';
@@ -148,10 +157,16 @@ static int args_read(struct spec *s, int argc, char **argv)
 			slot = &s->bias_s;
 		else if (!strcmp(a, "border"))
 			slot = &s->border_s;
-		else
-			return err_set("convolve: unknown option '%s=' (use norm=, bias=, border=; "
-			               "size= for box; sigma=, radius= for gauss)",
-			               a);
+		else {
+			static const char *const opts[] = {"kernel=", "size=", "sigma=", "radius=",
+			                                   "norm=",   "bias=", "border=", NULL};
+			char key[SUGGEST_MAX_LEN + 2];
+			snprintf(key, sizeof key, "%s=", a);
+			err_set("convolve: unknown option '%s=' (use norm=, bias=, border=; "
+			        "size= for box; sigma=, radius= for gauss)",
+			        a);
+			return suggest_err(suggest(key, opts));
+		}
 		if (opt_set(slot, a, eq + 1) < 0)
 			return -1;
 	}
@@ -198,10 +213,12 @@ static int options_read(struct spec *s, struct convolve_params *p)
 		else if (parse_double(s->norm_s, &s->norm_v) && s->norm_v != 0) {
 			s->norm = NORM_VALUE;
 			s->norm_exact = convolve_dec_parse(s->norm_s, &s->norm_d);
-		} else
-			return err_set("convolve: norm must be sum, none or a number other than 0, "
-			               "not '%s'",
-			               s->norm_s);
+		} else {
+			static const char *const norms[] = {"sum", "none", NULL};
+			err_set("convolve: norm must be sum, none or a number other than 0, not '%s'",
+			        s->norm_s);
+			return suggest_err(suggest(s->norm_s, norms));
+		}
 	}
 	s->bias_exact = true;
 	s->bias_d = (struct dec){0, 0};
@@ -217,10 +234,15 @@ static int options_read(struct spec *s, struct convolve_params *p)
 		int b;
 		for (b = 0; b < 4 && strcmp(s->border_s, border_names[b]); b++)
 			;
-		if (b == 4)
-			return err_set("convolve: border must be replicate, reflect, wrap or zero, "
-			               "not '%s'",
-			               s->border_s);
+		if (b == 4) {
+			struct suggest near;
+			suggest_init(&near, s->border_s);
+			for (b = 0; b < 4; b++)
+				suggest_try(&near, border_names[b]);
+			err_set("convolve: border must be replicate, reflect, wrap or zero, not '%s'",
+			        s->border_s);
+			return suggest_err(suggest_best(&near));
+		}
 		p->border = b;
 	}
 	return 0;
@@ -329,6 +351,44 @@ const struct stage_ops stage_convolve = {
     .name = "convolve",
     .usage = "convolve:KERNEL[:OPTION...]",
     .summary = "correlate with a named or custom kernel (exact fixed point), alpha kept",
+    .help =
+        "Correlates the image with a kernel (not flipped, as OpenCV filter2D): each\n"
+        "colour channel on its own, alpha kept, the output the input's size. Exact fixed\n"
+        "point: one rounding step, half up, then saturated to 0..255. Box, gauss and\n"
+        "every other kernel that is a column times a row run as two exact 1-D passes.\n"
+        "\n"
+        "KERNEL (weights row by row, top row first):\n"
+        "  box[:size=N]      N x N ones, N odd, 1 to 2001 (default 3)\n"
+        "  gauss[:sigma=S][:radius=R]\n"
+        "                    exp(-(x^2 + y^2) / (2 S^2)); S > 0 (default 1), R at most\n"
+        "                    1000 (default ceil(3 S))\n"
+        "  sharpen           0 -1 0 / -1 5 -1 / 0 -1 0\n"
+        "  edge              0 -1 0 / -1 4 -1 / 0 -1 0 (the Laplacian)\n"
+        "  sobel-x           -1 0 1 / -2 0 2 / -1 0 1\n"
+        "  sobel-y           -1 -2 -1 / 0 0 0 / 1 2 1\n"
+        "  emboss            -2 -1 0 / -1 1 1 / 0 1 2\n"
+        "  identity          1 (1 x 1): the image unchanged\n"
+        "  kernel=W,W,...    N*N numbers, N odd, integers or decimals\n"
+        "  kernel=@FILE      the same read from FILE, one row a line (# starts a comment)\n"
+        "\n"
+        "OPTION (any order, each at most once):\n"
+        "  norm=sum|none|D   divide by the sum of the weights (the default, unless they\n"
+        "                    sum to 0: then none), by nothing, or by the number D\n"
+        "  bias=B            added after dividing (default 0; 128 shows signed edges)\n"
+        "  border=replicate|reflect|wrap|zero\n"
+        "                    the pixels outside the image: replicate (the default)\n"
+        "                    aaa|abcd|ddd, reflect dcb|abcd|cba, wrap bcd|abcd|abc, or\n"
+        "                    zero, 0\n"
+        "\n"
+        "Formula:\n"
+        "  out(x, y) = round(sum k[dy][dx] in(x + dx, y + dy) / norm + bias)\n"
+        "  computed from integer weights k, a divisor D and a bias B made exactly from\n"
+        "  the kernel, norm and bias:\n"
+        "    t = sum k[dy][dx] in(x + dx, y + dy) + B + floor(D / 2)\n"
+        "    out = 0 if t < 0, else min(floor(t / D), 255)\n"
+        "\n"
+        "Example:\n"
+        "  climg in.png convolve:gauss:sigma=2 -o blur.png\n",
     .params_size = sizeof(struct convolve_params),
     .parse = convolve_parse,
     .plan = convolve_plan,

@@ -74,7 +74,7 @@ static int crop_plan(const void *params, const struct geom *in, struct stage_pla
 	if (p->w > in->w || p->h > in->h || x < 0 || y < 0 || x + p->w > in->w ||
 	    y + p->h > in->h)
 		return err_set("crop: the rectangle reaches outside the %dx%d image", in->w, in->h);
-	plan->out = (struct geom){ (int)p->w, (int)p->h, in->ch };
+	plan->out = (struct geom){ (int)p->w, (int)p->h, in->ch, in->orient };
 	plan->passthrough = false;
 	return 0;
 }
@@ -85,7 +85,7 @@ static void crop_run_cpu(const void *params, const struct stage_plan *plan, cons
 	(void)plan;
 	long x, y;
 	size_t row = (size_t)out->w * out->ch;
-	crop_origin(params, &(struct geom){ in->w, in->h, in->ch }, &x, &y);
+	crop_origin(params, &(struct geom){ in->w, in->h, in->ch, 0 }, &x, &y);
 	for (int r = 0; r < out->h; r++)
 		memcpy(out->data + (size_t)r * row,
 		       in->data + (((size_t)y + r) * in->w + (size_t)x) * in->ch, row);
@@ -103,6 +103,21 @@ const struct stage_ops stage_crop = {
 	.name = "crop",
 	.usage = "crop:WxH[+X+Y]",
 	.summary = "the W x H rectangle at (X, Y), or centred: out(x, y) = in(X + x, Y + y)",
+	.help =
+		"The W x H rectangle whose top-left pixel is (X, Y), in ImageMagick's geometry\n"
+		"syntax. W and H are 1 to 65535, X and Y 0 to 65535, in plain decimal. A\n"
+		"rectangle that reaches outside the image is a usage error found when the chain\n"
+		"is planned, before any pixel is decoded; the message names the image's size.\n"
+		"\n"
+		"Formula:\n"
+		"  out(x, y) = in(X + x, Y + y)\n"
+		"\n"
+		"Default: without +X+Y the rectangle is centred, X = floor((W' - W) / 2) and\n"
+		"Y = floor((H' - H) / 2) for a W' x H' input (an odd margin's extra pixel on the\n"
+		"right and at the bottom).\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png crop:32x24+8+4 -o part.png\n",
 	.params_size = sizeof(struct crop_params),
 	.parse = crop_parse,
 	.plan = crop_plan,

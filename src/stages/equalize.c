@@ -118,6 +118,20 @@ const struct stage_ops stage_equalize = {
 	.name = "equalize",
 	.usage = "equalize",
 	.summary = "histogram equalisation per colour channel, as cv2.equalizeHist; alpha kept",
+	.help =
+		"Histogram equalisation, each colour channel on its own, as cv2.equalizeHist\n"
+		"(byte for byte on grey images); alpha is kept. A colour image gets one table per\n"
+		"channel, so hues may shift: put grey before it for one level per pixel.\n"
+		"\n"
+		"Formula, for a channel whose counts over the N = W x H pixels are hist(v), and m\n"
+		"the least value present:\n"
+		"  lut(m) = 0 and, for v > m,\n"
+		"  lut(v) = rint(float(hist(m+1) + ... + hist(v)) * (255.f / float(N - hist(m))))\n"
+		"  in IEEE single precision, at most 255 (an image of one value keeps it);\n"
+		"  then v' = lut(v)\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png grey equalize -o equalized.png\n",
 	.params_size = 0,
 	.parse = equalize_parse,
 	.plan = equalize_plan,

@@ -45,6 +45,14 @@ const struct stage_ops stage_flip = {
 	.name = "flip",
 	.usage = "flip",
 	.summary = "mirror top to bottom: out(x, y) = in(x, H-1-y)",
+	.help =
+		"Mirrors the image top to bottom, as ImageMagick -flip and OpenCV flip(img, 0).\n"
+		"\n"
+		"Formula:\n"
+		"  out(x, y) = in(x, H-1-y)\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png flip -o out.png\n",
 	.params_size = 0,
 	.parse = flip_parse,
 	.plan = flip_plan,

@@ -44,6 +44,14 @@ const struct stage_ops stage_flop = {
 	.name = "flop",
 	.usage = "flop",
 	.summary = "mirror left to right: out(x, y) = in(W-1-x, y)",
+	.help =
+		"Mirrors the image left to right, as ImageMagick -flop and OpenCV flip(img, 1).\n"
+		"\n"
+		"Formula:\n"
+		"  out(x, y) = in(W-1-x, y)\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png flop -o out.png\n",
 	.params_size = 0,
 	.parse = flop_parse,
 	.plan = flop_plan,

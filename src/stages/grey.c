@@ -13,6 +13,7 @@
 
 #include "../err.h"
 #include "../ocl.h"
+#include "../suggest.h"
 #include "stage.h"
 
 struct grey_params {
@@ -21,6 +22,7 @@ struct grey_params {
 
 static int grey_parse(void *params, int argc, char **argv)
 {
+	static const char *const modes[] = { "bt601", "bt709", "avg", NULL };
 	struct grey_params *p = params;
 	const char *mode = argc > 0 ? argv[0] : "bt601";
 	if (argc > 1)
@@ -31,8 +33,10 @@ static int grey_parse(void *params, int argc, char **argv)
 		*p = (struct grey_params){ 6967, 23435, 2366 };
 	else if (!strcmp(mode, "avg"))
 		*p = (struct grey_params){ 0, 0, 0 };
-	else
-		return err_set("grey: unknown mode '%s' (use bt601, bt709 or avg)", mode);
+	else {
+		err_set("grey: unknown mode '%s' (use bt601, bt709 or avg)", mode);
+		return suggest_err(suggest(mode, modes));
+	}
 	return 0;
 }
 
@@ -91,6 +95,25 @@ const struct stage_ops stage_grey = {
 	.name = "grey",
 	.usage = "grey[:bt601|bt709|avg]",
 	.summary = "colour to luma (alpha kept); grey input passes through",
+	.help =
+		"Colour to luma in 15-bit fixed point, one rounding step. RGB becomes one\n"
+		"channel, RGBA grey+alpha with alpha unchanged; grey and grey+alpha input pass\n"
+		"through unchanged.\n"
+		"\n"
+		"Options (one at most):\n"
+		"  bt601   (the default) ITU-R BT.601 weights, exactly OpenCV's 8-bit RGB2GRAY\n"
+		"  bt709   ITU-R BT.709 weights: 0.2126, 0.7152 and 0.0722 times 32768, rounded\n"
+		"          so that they sum to 32768\n"
+		"  avg     the mean of R, G and B, to the nearest integer (a sum of three never\n"
+		"          ties)\n"
+		"\n"
+		"Formula:\n"
+		"  bt601   Y = (9798 R + 19235 G + 3735 B + 16384) >> 15\n"
+		"  bt709   Y = (6967 R + 23435 G + 2366 B + 16384) >> 15\n"
+		"  avg     Y = (R + G + B + 1) / 3\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png grey:bt709 -o grey.png\n",
 	.params_size = sizeof(struct grey_params),
 	.parse = grey_parse,
 	.plan = grey_plan,

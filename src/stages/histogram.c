@@ -2,13 +2,15 @@
 // histogram: count how many pixels have each value 0..255 in each channel, at this point of
 // the chain; the image passes through unchanged (no copy on the device).
 //
-//   histogram[:DEST][:plot=FILE][:scale=linear|log]
+//   histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]
 //     DEST        the CSV destination: a file (written atomically) or - for standard
 //                 output. Without DEST and without plot=, the CSV goes to standard output;
 //                 with plot= alone, no CSV is written.
 //     plot=FILE   also draw the histogram as an image, format by FILE's extension (- is
 //                 standard output, as PNG); see src/stages/histogram_plot.c.
 //     scale=log   the plot's vertical scale (linear by default).
+//     alpha=yes   the plot draws the alpha channel too (by default it draws the colour
+//                 channels only); the CSV always counts every channel.
 //   An argument NAME=VALUE where NAME is only letters is an option; any other argument is
 //   DEST (so ./a=b.csv is a file name, and a misspelt option is an error).
 //
@@ -26,6 +28,7 @@
 
 #include "../err.h"
 #include "../ocl.h"
+#include "../suggest.h"
 #include "histogram.h"
 #include "stage.h"
 
@@ -33,6 +36,7 @@ struct histogram_params {
 	const char *csv;  // the CSV destination ("-" = stdout), or NULL for none
 	const char *plot; // the plot's destination, or NULL for none
 	bool log_scale, scale_given;
+	bool plot_alpha, alpha_given; // alpha=yes|no
 };
 
 const char *histogram_channel_name(int ch, int c)
@@ -52,8 +56,8 @@ static int histogram_parse(void *params, int argc, char **argv)
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *eq = strchr(a, '='), *k = a;
 		if (!*a)
-			return err_set("histogram: empty argument (use FILE.csv, -, plot=FILE or "
-				       "scale=linear|log)");
+			return err_set("histogram: empty argument (use FILE.csv, -, plot=FILE, "
+				       "scale=linear|log or alpha=yes|no)");
 		while (eq && k < eq && ((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z')))
 			k++;
 		if (!eq || k != eq || eq == a) { // not NAME=VALUE: the CSV destination
@@ -71,19 +75,35 @@ static int histogram_parse(void *params, int argc, char **argv)
 		} else if (!strncmp(a, "scale=", 6)) {
 			if (p->scale_given)
 				return err_set("histogram: scale= given twice");
-			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log"))
-				return err_set("histogram: scale must be linear or log, not '%s'",
-					       eq + 1);
+			if (strcmp(eq + 1, "linear") && strcmp(eq + 1, "log")) {
+				static const char *const scales[] = { "linear", "log", NULL };
+				err_set("histogram: scale must be linear or log, not '%s'", eq + 1);
+				return suggest_err(suggest(eq + 1, scales));
+			}
 			p->log_scale = !strcmp(eq + 1, "log");
 			p->scale_given = true;
+		} else if (!strncmp(a, "alpha=", 6)) {
+			if (p->alpha_given)
+				return err_set("histogram: alpha= given twice");
+			if (strcmp(eq + 1, "yes") && strcmp(eq + 1, "no"))
+				return err_set("histogram: alpha must be yes or no, not '%s'",
+					       eq + 1);
+			p->plot_alpha = !strcmp(eq + 1, "yes");
+			p->alpha_given = true;
 		} else {
-			return err_set("histogram: unknown option '%.*s' (use plot=FILE or "
-				       "scale=linear|log)",
-				       (int)(eq - a + 1), a);
+			static const char *const opts[] = { "plot=", "scale=", "alpha=", NULL };
+			char name[SUGGEST_MAX_LEN + 2];
+			snprintf(name, sizeof name, "%.*s", (int)(eq - a + 1), a);
+			err_set("histogram: unknown option '%.*s' (use plot=FILE, scale=linear|log "
+				"or alpha=yes|no)",
+				(int)(eq - a + 1), a);
+			return suggest_err(suggest(name, opts));
 		}
 	}
 	if (p->scale_given && !p->plot)
 		return err_set("histogram: scale= is for the plot; add plot=FILE");
+	if (p->alpha_given && !p->plot)
+		return err_set("histogram: alpha= is for the plot; add plot=FILE");
 	if (!p->csv && !p->plot)
 		p->csv = "-";
 	return 0;
@@ -241,13 +261,41 @@ static int histogram_render(const void *params, const struct geom *in, const voi
 	memset(out, 0, sizeof *out);
 	if (p->csv && index == 0)
 		return csv_render(side, in->ch, out);
-	return histogram_plot(side, in->ch, p->log_scale, &out->im);
+	return histogram_plot(side, in->ch, p->log_scale, p->plot_alpha, &out->im);
 }
 
 const struct stage_ops stage_histogram = {
 	.name = "histogram",
-	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log]",
+	.usage = "histogram[:DEST][:plot=FILE][:scale=linear|log][:alpha=yes|no]",
 	.summary = "per-channel counts of each value 0..255 as CSV (and a plot); image unchanged",
+	.help =
+		"Counts how many pixels have each value 0..255 in each channel at this point of\n"
+		"the chain. The image passes through unchanged, so the stage may stand anywhere,\n"
+		"and a chain may hold several; its files are written only after the whole chain\n"
+		"succeeded.\n"
+		"\n"
+		"Options (any order, each at most once):\n"
+		"  DEST        where the CSV goes: a file, or - for standard output (the default\n"
+		"              unless plot= is given)\n"
+		"  plot=FILE   also draw the counts: a 536x300 RGB picture with axis labels and\n"
+		"              a legend, format by FILE's extension\n"
+		"  scale=linear|log\n"
+		"              the picture's count axis: linear (the default) or, with\n"
+		"              scale=log, logarithmic; only with plot=\n"
+		"  alpha=yes|no\n"
+		"              alpha=yes draws the alpha channel's curve too; by default\n"
+		"              (alpha=no) the plot leaves it out, the CSV never does; only\n"
+		"              with plot=\n"
+		"  An option is NAME=VALUE with NAME letters only; any other argument is DEST\n"
+		"  (write ./a=b.csv for a file of that name).\n"
+		"\n"
+		"Formula:\n"
+		"  hist(c, v) = the number of pixels whose channel c equals v, exact integers\n"
+		"  The CSV: a header line (value,grey | value,grey,alpha | value,red,green,blue |\n"
+		"  value,red,green,blue,alpha), then 256 lines v,count,... for v = 0..255.\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png histogram:counts.csv:plot=counts.png -o out.png\n",
 	.params_size = sizeof(struct histogram_params),
 	.parse = histogram_parse,
 	.plan = histogram_plan,

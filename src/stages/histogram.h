@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Internal to the histogram stage: src/stages/histogram.c (counting, CSV) and
-// src/stages/histogram_plot.c (the picture).
+// src/stages/histogram_plot.c (the picture); the stages that count or name channels as it
+// does (equalize, stats) use it too.
 #ifndef CLIMG_STAGES_HISTOGRAM_H
 #define CLIMG_STAGES_HISTOGRAM_H
 
@@ -22,9 +23,11 @@ const char *histogram_channel_name(int ch, int c);
 uint64_t histogram_log2_q16(uint64_t x);
 
 // Draws counts (ch * 256 bins, counts[c * 256 + v]) as an RGB image of
-// HISTOGRAM_PLOT_W x HISTOGRAM_PLOT_H; integer arithmetic only, so the bytes are the same
-// everywhere. out->data is malloc'd. -1 with err set.
-int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *out);
+// HISTOGRAM_PLOT_W x HISTOGRAM_PLOT_H, the alpha channel (the last of 2 and 4) only
+// with_alpha; integer arithmetic only, so the bytes are the same everywhere. out->data is
+// malloc'd. -1 with err set.
+int histogram_plot(const uint32_t *counts, int ch, bool log_scale, bool with_alpha,
+		   struct img *out);
 
 // Counts c->in (c->gin) into HISTOGRAM_CL_COPIES copies of ch * 256 uint32 counts in c->side,
 // starting c->side_offset bytes in, zeroed by the caller (copy k at word k * ch * 256; the

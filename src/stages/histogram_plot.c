@@ -3,18 +3,24 @@
 // the same counts give the same bytes on every machine.
 //
 // A 536 x 300 RGB image, white. The plot area is 512 x 256 pixels with its top-left corner
-// at (12, 20): value v owns columns 12 + 2v and 13 + 2v. Each channel is drawn in its
-// colour (grey dark grey, red, green, blue, alpha light grey): a light tint under its
+// at (12, 20): value v owns columns 12 + 2v and 13 + 2v. The colour channels are drawn, and
+// alpha only when asked for (with_alpha): an opaque image's alpha is one bin holding every
+// pixel, which would set the scale and flatten the colour curves. Each channel is drawn in
+// its colour (grey dark grey, red, green, blue, alpha light grey): a light tint under its
 // curve (tints multiply, so overlaps darken) and a one-pixel curve on top, alpha first.
-// All channels share one vertical scale whose top is the largest count M of any bin:
+// The channels drawn share one vertical scale whose top is their largest count M of any bin:
 //   linear:  height(n) = (256 n + M / 2) / M
 //   log:     height(n) = (256 L(1 + n) + L(1 + M) / 2) / L(1 + M),
 //            L(x) = floor(65536 log2 x), computed exactly with integers (histogram_log2_q16)
 // and any non-zero count is at least one pixel high. The axes are dark grey, with tick
 // marks at values 0, 64, 128, 192 and 255 (the ends longer) and at the top and bottom of
-// the vertical axis; with scale=log also at 1, 10, 100, ... Under the ends of the value
-// axis, "0" and "255", and above the plot the top count M, in a built-in 3 x 5 digit font
-// drawn twice the size.
+// the vertical axis; with scale=log also at 1, 10, 100, ... Text is in a built-in 3 x 5
+// font drawn twice the size (glyphs 6 x 10 pixels, 2 apart), dark grey. Under the value
+// axis (rows 284-293): "0" at its left end, "255" ending at its right end, "VALUE" centred
+// on column 268. Above the plot (rows 4-13): from column 12 the count axis's label, "COUNT"
+// ("LOG COUNT" with scale=log), then 8 pixels on the top count M; ending at column 523 the
+// legend: for each channel drawn, in channel order, a 10 x 10 square in its colour, 4
+// pixels, its name ("GREY", "RED", "GREEN", "BLUE", "ALPHA"), and 12 pixels before the next.
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,15 +50,27 @@ static struct rgb colour(int ch, int c)
 	return ch <= 2 ? curve_grey : curve_rgb[c];
 }
 
-// 3 x 5 digits, one row per entry, bit 2 the left column.
+// 3 x 5 glyphs, one row per entry, bit 2 the left column: the digits, then the capitals
+// in `letters`.
 static const uint8_t digits[10][5] = {
 	{ 7, 5, 5, 5, 7 }, { 2, 6, 2, 2, 7 }, { 7, 1, 7, 4, 7 }, { 7, 1, 7, 1, 7 },
 	{ 5, 5, 7, 1, 1 }, { 7, 4, 7, 1, 7 }, { 7, 4, 7, 5, 7 }, { 7, 1, 1, 1, 1 },
 	{ 7, 5, 7, 5, 7 }, { 7, 5, 7, 1, 7 },
 };
+static const char letters[] = "ABCDEGHLNOPRTUVY";
+static const uint8_t letter_rows[sizeof letters - 1][5] = {
+	{ 2, 5, 7, 5, 5 }, { 6, 5, 6, 5, 6 }, { 3, 4, 4, 4, 3 }, { 6, 5, 5, 5, 6 },
+	{ 7, 4, 6, 4, 7 }, { 3, 4, 5, 5, 3 }, { 5, 5, 7, 5, 5 }, { 4, 4, 4, 4, 7 },
+	{ 6, 5, 5, 5, 5 }, { 2, 5, 5, 5, 2 }, { 6, 5, 6, 4, 4 }, { 6, 5, 6, 5, 5 },
+	{ 7, 2, 2, 2, 2 }, { 5, 5, 5, 5, 7 }, { 5, 5, 5, 5, 2 }, { 5, 5, 2, 2, 2 },
+};
 #define DIGIT_SCALE 2
 #define DIGIT_W (3 * DIGIT_SCALE)
+#define DIGIT_H (5 * DIGIT_SCALE)
 #define DIGIT_GAP DIGIT_SCALE
+#define TEXT_TOP (Y0 - 6 - DIGIT_H) // the row of the text above the plot
+#define TEXT_BOTTOM (Y0 + AH + 8)   // the row of the text under it
+#define LEGEND_GAP 12               // between legend entries
 
 static void put(struct img *im, int x, int y, struct rgb c)
 {
@@ -80,28 +98,31 @@ static void rect(struct img *im, int x, int y, int w, int h, struct rgb c)
 			put(im, i, j, c);
 }
 
-// The width of the decimal digits of n in pixels.
-static int number_width(uint64_t n)
+// The glyph of c (a digit, a letter of `letters` in either case; anything else blank).
+static const uint8_t *glyph(char c)
 {
-	int k = 1;
-	while (n >= 10) {
-		n /= 10;
-		k++;
-	}
-	return k * DIGIT_W + (k - 1) * DIGIT_GAP;
+	static const uint8_t blank[5];
+	const char *l;
+	if (c >= '0' && c <= '9')
+		return digits[c - '0'];
+	if (c >= 'a' && c <= 'z')
+		c = (char)(c - 'a' + 'A');
+	l = c ? strchr(letters, c) : NULL;
+	return l ? letter_rows[l - letters] : blank;
 }
 
-// Draws n in decimal with its top-left corner at (x, y).
-static void number(struct img *im, int x, int y, uint64_t n)
+// The width of text s in pixels.
+static int text_width(const char *s)
 {
-	char s[24];
-	int k = 0;
-	do {
-		s[k++] = (char)(n % 10);
-		n /= 10;
-	} while (n);
-	while (k--) {
-		const uint8_t *d = digits[(int)s[k]];
+	int n = (int)strlen(s);
+	return n ? n * DIGIT_W + (n - 1) * DIGIT_GAP : 0;
+}
+
+// Draws s with its top-left corner at (x, y); returns the column after its last glyph.
+static int text(struct img *im, int x, int y, const char *s)
+{
+	for (; *s; s++) {
+		const uint8_t *d = glyph(*s);
 		for (int row = 0; row < 5; row++)
 			for (int col = 0; col < 3; col++)
 				if (d[row] >> (2 - col) & 1)
@@ -109,6 +130,22 @@ static void number(struct img *im, int x, int y, uint64_t n)
 					     DIGIT_SCALE, DIGIT_SCALE, ink);
 		x += DIGIT_W + DIGIT_GAP;
 	}
+	return x - DIGIT_GAP;
+}
+
+// The decimal digits of n into buf (at least 21 bytes).
+static const char *decimal(uint64_t n, char *buf)
+{
+	char t[24];
+	int k = 0, i = 0;
+	do {
+		t[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n);
+	while (k)
+		buf[i++] = t[--k];
+	buf[i] = '\0';
+	return buf;
 }
 
 // By integer squaring, one bit of the fraction per step, in 2.62 fixed point with 128-bit
@@ -149,24 +186,44 @@ static int height(uint64_t n, uint64_t top, bool log_scale)
 	return h ? (int)h : 1;
 }
 
-int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *out)
+// The legend, ending at the plot area's right edge: for each channel drawn, in channel
+// order, a square in its colour and its name.
+static void legend(struct img *im, int ch, bool with_alpha)
+{
+	int idx[4], n = 0, x = X0 + AW;
+	bool has_alpha = ch == 2 || ch == 4;
+	for (int c = 0; c < ch; c++)
+		if (with_alpha || !has_alpha || c < ch - 1)
+			idx[n++] = c;
+	for (int k = 0; k < n; k++)
+		x -= DIGIT_H + 4 + text_width(histogram_channel_name(ch, idx[k])) + (k ? LEGEND_GAP : 0);
+	for (int k = 0; k < n; k++) {
+		rect(im, x, TEXT_TOP, DIGIT_H, DIGIT_H, colour(ch, idx[k]));
+		x = text(im, x + DIGIT_H + 4, TEXT_TOP, histogram_channel_name(ch, idx[k])) + LEGEND_GAP;
+	}
+}
+
+int histogram_plot(const uint32_t *counts, int ch, bool log_scale, bool with_alpha,
+		   struct img *out)
 {
 	struct img im = { W, H, 3, malloc((size_t)W * H * 3) };
 	uint64_t top = 1;
 	int order[4], n = 0, has_alpha = ch == 2 || ch == 4;
+	char digits_buf[24];
 	*out = (struct img){ 0 };
 	if (!im.data)
 		return err_set("out of memory");
 	memset(im.data, 255, (size_t)W * H * 3);
-	for (int i = 0; i < ch * 256; i++)
-		if (counts[i] > top)
-			top = counts[i];
 
 	// alpha first, so the colour curves lie on top of it
-	if (has_alpha)
+	if (has_alpha && with_alpha)
 		order[n++] = ch - 1;
 	for (int c = 0; c < ch - has_alpha; c++)
 		order[n++] = c;
+	for (int k = 0; k < n; k++)
+		for (int v = 0; v < 256; v++)
+			if (counts[order[k] * 256 + v] > top)
+				top = counts[order[k] * 256 + v];
 	for (int k = 0; k < n; k++) {
 		int c = order[k];
 		struct rgb col = colour(ch, c);
@@ -206,9 +263,14 @@ int histogram_plot(const uint32_t *counts, int ch, bool log_scale, struct img *o
 	if (log_scale)
 		for (uint64_t p = 1; p < top; p *= 10)
 			rect(&im, X0 - 4, Y0 + AH - height(p, top, true), 3, 1, ink);
-	number(&im, X0, Y0 + AH + 8, 0);
-	number(&im, X0 + AW - number_width(255), Y0 + AH + 8, 255);
-	number(&im, X0, Y0 - 6 - 5 * DIGIT_SCALE, top);
+
+	// labels and the legend
+	text(&im, X0, TEXT_BOTTOM, "0");
+	text(&im, X0 + AW - text_width("255"), TEXT_BOTTOM, "255");
+	text(&im, X0 + AW / 2 - text_width("VALUE") / 2, TEXT_BOTTOM, "VALUE");
+	text(&im, text(&im, X0, TEXT_TOP, log_scale ? "LOG COUNT" : "COUNT") + 8, TEXT_TOP,
+	     decimal(top, digits_buf));
+	legend(&im, ch, with_alpha);
 	*out = im;
 	return 0;
 }

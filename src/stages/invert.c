@@ -55,6 +55,15 @@ const struct stage_ops stage_invert = {
 	.name = "invert",
 	.usage = "invert",
 	.summary = "negative: v' = 255 - v per colour channel, alpha kept",
+	.help =
+		"The negative, as ImageMagick -negate; alpha (the last channel of grey+alpha and\n"
+		"RGBA images) is kept.\n"
+		"\n"
+		"Formula:\n"
+		"  v' = 255 - v in every colour channel\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png invert -o negative.png\n",
 	.params_size = sizeof(struct invert_params),
 	.parse = invert_parse,
 	.plan = invert_plan,

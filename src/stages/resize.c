@@ -35,6 +35,7 @@
 #include "../ocl.h"
 #include "../par.h"
 #include "../parse.h"
+#include "../suggest.h"
 #include "resize.h"
 #include "stage.h"
 
@@ -95,10 +96,14 @@ static int resize_parse(void *params, int argc, char **argv)
 		for (int k = 1; k < 6; k++)
 			if (!strcmp(argv[i], names[k]))
 				f = k;
-		if (!f)
-			return err_set("resize: unknown option '%s' (use fit, nearest, bilinear, area, "
-				       "cubic or lanczos)",
-				       argv[i]);
+		if (!f) {
+			static const char *const opts[] = { "fit",   "nearest", "bilinear", "area",
+							    "cubic", "lanczos", NULL };
+			err_set("resize: unknown option '%s' (use fit, nearest, bilinear, area, "
+				"cubic or lanczos)",
+				argv[i]);
+			return suggest_err(suggest(argv[i], opts));
+		}
 		if (p->filter)
 			return err_set("resize: two filters, %s and %s", names[p->filter], argv[i]);
 		p->filter = (enum resize_filter)f;
@@ -147,7 +152,7 @@ static int resize_plan(const void *params, const struct geom *in, struct stage_p
 	}
 	if (w > IMG_MAX_SIDE || h > IMG_MAX_SIDE)
 		return err_set("resize: %ldx%ld is more than %d pixels a side", w, h, IMG_MAX_SIDE);
-	plan->out = (struct geom){ (int)w, (int)h, in->ch };
+	plan->out = (struct geom){ (int)w, (int)h, in->ch, in->orient };
 	// the same size is the input, as with Pillow (which then copies) and OpenCV
 	plan->passthrough = w == in->w && h == in->h;
 	if (plan->passthrough)
@@ -329,6 +334,34 @@ const struct stage_ops stage_resize = {
 	.usage = "resize:SIZE[:fit][:FILTER]",
 	.summary = "scale to WxH, W, xH or P% (fit: inside WxH, aspect kept); FILTER nearest, "
 		   "bilinear, area, cubic or lanczos",
+	.help =
+		"Scales the image to a new size, separably (along the rows, then the columns);\n"
+		"the same size passes it through. Weights are integers computed once on the host.\n"
+		"\n"
+		"SIZE:\n"
+		"  WxH       exactly W x H\n"
+		"  W or Wx   W wide, the height keeping the aspect ratio\n"
+		"  xH        H high, the width keeping the aspect ratio\n"
+		"  P%        both sides times P / 100 (P > 0, decimals allowed)\n"
+		"  Sides are 1 to 65535; a derived side is round(H' W / W') for a W' x H' input\n"
+		"  (halves up; P%: round(W' P / 100)), at least 1.\n"
+		"\n"
+		"Options (any order):\n"
+		"  fit       with WxH: the largest size inside W x H that keeps the aspect ratio,\n"
+		"            as vipsthumbnail\n"
+		"  FILTER    one of (default: lanczos where neither side grows, else cubic)\n"
+		"    nearest   OpenCV's INTER_NEAREST_EXACT, byte for byte\n"
+		"    bilinear  OpenCV's INTER_LINEAR_EXACT, byte for byte\n"
+		"    area      OpenCV's INTER_AREA, within 1: box averages when shrinking\n"
+		"    cubic     Pillow's BICUBIC, byte for byte, alpha premultiplied as Pillow\n"
+		"    lanczos   Pillow's LANCZOS, byte for byte, alpha premultiplied as Pillow\n"
+		"\n"
+		"Formula: each output sample is the sum of the filter's integer weights times the\n"
+		"input samples along a row, then down a column, each pass rounded as the library\n"
+		"named does; climg(1) gives each filter's weights and rounding.\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png resize:50%:area -o half.png\n",
 	.params_size = sizeof(struct resize_params),
 	.parse = resize_parse,
 	.plan = resize_plan,

@@ -72,6 +72,7 @@
 #include "../err.h"
 #include "../ocl.h"
 #include "../parse.h"
+#include "../suggest.h"
 #include "remap.h"
 #include "stage.h"
 
@@ -141,17 +142,6 @@ void rotate_sincos(double degrees, double *cos_a, double *sin_a)
 
 // ---- parsing --------------------------------------------------------------------------------
 
-static int hex_digit(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 // bg=V, bg=#RRGGBB or bg=#RRGGBBAA (v is the part after "bg=").
 static int parse_bg(struct rotate_params *p, const char *v)
 {
@@ -159,12 +149,8 @@ static int parse_bg(struct rotate_params *p, const char *v)
 	long grey;
 	if (v[0] == '#' && (n == 7 || n == 9)) {
 		p->bg[3] = 255;
-		for (size_t i = 0; i < (n - 1) / 2; i++) {
-			int hi = hex_digit(v[1 + 2 * i]), lo = hex_digit(v[2 + 2 * i]);
-			if (hi < 0 || lo < 0)
-				goto bad;
-			p->bg[i] = (uint8_t)(hi * 16 + lo);
-		}
+		if (!parse_hex_bytes(v + 1, (int)(n - 1) / 2, p->bg))
+			goto bad;
 		p->bg_kind = BG_RGBA;
 		return 0;
 	}
@@ -200,9 +186,12 @@ static int rotate_parse(void *params, int argc, char **argv)
 			if (!bg_set && parse_bg(p, a + 3) < 0)
 				return -1;
 		} else {
-			return err_set("rotate: unknown option '%s' (use bilinear, nearest, expand, "
-				       "crop or bg=COLOUR)",
-				       a);
+			static const char *const opts[] = { "bilinear", "nearest", "expand",
+							    "crop", "bg=", NULL };
+			err_set("rotate: unknown option '%s' (use bilinear, nearest, expand, crop "
+				"or bg=COLOUR)",
+				a);
+			return suggest_err(suggest(a, opts));
 		}
 		if (*seen)
 			return err_set("rotate: '%s' repeats or contradicts an earlier option", a);
@@ -416,7 +405,7 @@ static void rotate_cpu(const void *params, const struct stage_plan *plan, const 
 		       struct img *out)
 {
 	const struct rotate_params *p = params;
-	struct geom g = { in->w, in->h, in->ch };
+	struct geom g = { in->w, in->h, in->ch, 0 };
 	if (out && use_mapping(p, &g)) {
 		struct rotate_map m = map_of(p, in->ch);
 		rotate_map_cpu(&m, in, out);
@@ -484,8 +473,43 @@ static int rotate_cl(const void *params, const struct stage_cl *c)
 
 const struct stage_ops stage_rotate = {
 	.name = "rotate",
-	.usage = "rotate:DEGREES[:OPTION...]",
+	.usage = "rotate:DEGREES[:bilinear|nearest][:expand|crop][:bg=COLOUR]",
 	.summary = "turn clockwise by any angle: right angles exact, others bilinear or nearest",
+	.help =
+		"Turns the image clockwise about its centre by any angle. Multiples of 90 are an\n"
+		"exact remap (90 and 270 give an H x W image, multiples of 360 pass it through);\n"
+		"other angles sample the input through the inverse mapping in exact fixed point,\n"
+		"the same bytes on every device.\n"
+		"\n"
+		"DEGREES: any finite number, reduced modulo 360; negative turns anticlockwise.\n"
+		"\n"
+		"Options (after the angle, any order, each at most once):\n"
+		"  bilinear   (the default) blend the four nearest pixels; with alpha, colour is\n"
+		"             weighted by alpha, so a transparent pixel lends no colour\n"
+		"  nearest    the nearest pixel (halves round up)\n"
+		"  expand     (the default) the canvas holds the whole turned image, as\n"
+		"             ImageMagick -rotate\n"
+		"  crop       the canvas keeps the input's W x H\n"
+		"  bg=V, bg=#RRGGBB, bg=#RRGGBBAA\n"
+		"             the colour of the pixels the image does not cover: V an opaque grey\n"
+		"             0-255, hex digits in either case (default black, transparent where\n"
+		"             the image has alpha; a grey image takes the colour's BT.601 luma)\n"
+		"\n"
+		"Formula, (x, y) an output pixel, W x H the input:\n"
+		"   90: out(x, y) = in(y, H-1-x)\n"
+		"  180: out(x, y) = in(W-1-x, H-1-y)\n"
+		"  270: out(x, y) = in(W-1-y, x)\n"
+		"  expand: W' = ceil(W |cos A| + H |sin A| - 1e-6),\n"
+		"          H' = ceil(W |sin A| + H |cos A| - 1e-6)\n"
+		"  other angles, C = round(2^30 cos A), S = round(2^30 sin A),\n"
+		"  dx = 2x + 1 - W', dy = 2y + 1 - H':\n"
+		"    U = 2^30 (W-1) + C dx + S dy, V = 2^30 (H-1) - S dx + C dy\n"
+		"  are 2^31 times the source position; bilinear rounds it to 1/256 pixel and\n"
+		"  weighs the four pixels around it, out = (sum w p + 2^15) >> 16. climg(1)\n"
+		"  gives every step.\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png rotate:-12.5:bg=#ffffff -o turned.png\n",
 	.params_size = sizeof(struct rotate_params),
 	.parse = rotate_parse,
 	.plan = rotate_plan,

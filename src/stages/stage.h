@@ -43,6 +43,8 @@ struct stage_plan {
 	                   // tables), read by the runs, freed by free_plan; NULL for none. A
 	                   // plan never writes params: one chain is planned for many images
 	                   // at once.
+	const char *program; // the OpenCL program run_cl needs for this geometry where that
+	                     // is not the stage's (stage_ops.program), else NULL
 };
 
 // How many copies of its side output plan p has on the device, and their bytes.
@@ -111,6 +113,7 @@ struct stage_ops {
 	const char *name;    // the CLI name, file stem and kernel program name
 	const char *usage;   // e.g. "rotate:DEGREES"
 	const char *summary; // one line for --list-stages and --help
+	const char *help;    // the text of `climg help NAME`: syntax, options, formula, defaults, example
 	size_t params_size;  // bytes of the private parameter block the pipeline allocates
 
 	// Parses the arguments after the name (the token split at ':'), filling the zeroed
@@ -174,5 +177,8 @@ extern const struct stage_ops *const stage_list[];
 
 // The stage called name, or NULL.
 const struct stage_ops *stage_find(const char *name);
+
+// The stage name nearest to name where name reads as a slip of it (src/suggest.h), or NULL.
+const char *stage_suggest(const char *name);
 
 #endif

@@ -60,6 +60,16 @@ const struct stage_ops stage_threshold = {
 	.name = "threshold",
 	.usage = "threshold:T",
 	.summary = "per colour channel v' = 255 if v > T else 0 (T 0-255), alpha kept",
+	.help =
+		"Binary threshold, each colour channel on its own, as cv2.threshold(img, T, 255,\n"
+		"THRESH_BINARY). Alpha is kept, and a colour image stays colour: put grey before\n"
+		"it for one level per pixel. T is a whole number 0 to 255; there is no default.\n"
+		"\n"
+		"Formula:\n"
+		"  v' = 255 where v > T, else 0\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png grey threshold:128 -o black-and-white.png\n",
 	.params_size = sizeof(struct threshold_params),
 	.parse = threshold_parse,
 	.plan = threshold_plan,

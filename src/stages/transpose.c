@@ -20,7 +20,7 @@ static int transpose_parse(void *params, int argc, char **argv)
 static int transpose_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	(void)params;
-	plan->out = (struct geom){ in->h, in->w, in->ch };
+	plan->out = (struct geom){ in->h, in->w, in->ch, in->orient };
 	plan->passthrough = false;
 	return 0;
 }
@@ -43,6 +43,15 @@ const struct stage_ops stage_transpose = {
 	.name = "transpose",
 	.usage = "transpose",
 	.summary = "mirror about the main diagonal: out(x, y) = in(y, x)",
+	.help =
+		"Mirrors the image about its main diagonal, as ImageMagick -transpose and OpenCV\n"
+		"transpose; a W x H input gives an H x W output.\n"
+		"\n"
+		"Formula:\n"
+		"  out(x, y) = in(y, x)\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png transpose -o out.png\n",
 	.params_size = 0,
 	.parse = transpose_parse,
 	.plan = transpose_plan,

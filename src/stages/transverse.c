@@ -21,7 +21,7 @@ static int transverse_parse(void *params, int argc, char **argv)
 static int transverse_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	(void)params;
-	plan->out = (struct geom){ in->h, in->w, in->ch };
+	plan->out = (struct geom){ in->h, in->w, in->ch, in->orient };
 	plan->passthrough = false;
 	return 0;
 }
@@ -44,6 +44,15 @@ const struct stage_ops stage_transverse = {
 	.name = "transverse",
 	.usage = "transverse",
 	.summary = "mirror about the anti-diagonal: out(x, y) = in(W-1-y, H-1-x)",
+	.help =
+		"Mirrors the image about its anti-diagonal, as ImageMagick -transverse (the same\n"
+		"as transpose rotate:180); a W x H input gives an H x W output.\n"
+		"\n"
+		"Formula:\n"
+		"  out(x, y) = in(W-1-y, H-1-x)\n"
+		"\n"
+		"Example:\n"
+		"  climg in.png transverse -o out.png\n",
 	.params_size = 0,
 	.parse = transverse_parse,
 	.plan = transverse_plan,

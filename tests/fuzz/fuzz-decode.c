@@ -7,6 +7,9 @@
 // geometry is within the limits and decoding fills exactly geom_bytes() (ASan checks the
 // writes), succeeding or failing cleanly; an uncompressed format (BMP, PGM, PPM) that
 // decodes had at least one bit per pixel in the file (no pixels made up past its end).
+// The metadata read with the header (an ICC profile, an Exif block and its orientation,
+// src/io/exif.c) is consistent, and a 1x1 PNG and JPEG are written with it (orientation
+// set to 1, as after autoorient) to /dev/null.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct img_reader *r;
 	enum img_format fmt;
 	struct geom g;
+	struct img_meta m;
 	uint8_t *px;
 
 	err_quiet = 1;
@@ -33,6 +37,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(g.w >= 1 && g.w <= IMG_MAX_SIDE && g.h >= 1 && g.h <= IMG_MAX_SIDE);
 	FUZZ_ASSERT(g.ch >= 1 && g.ch <= 4);
 	FUZZ_ASSERT((uint64_t)g.w * (uint64_t)g.h <= lim.max_pixels);
+	img_reader_meta_take(r, &m);
+	FUZZ_ASSERT(g.orient >= 0 && g.orient <= 8 && g.orient == m.orient);
+	FUZZ_ASSERT(!m.orient || (m.exif && m.orient_at + 2 <= m.exif_bytes));
+	FUZZ_ASSERT(!m.icc == !m.icc_bytes);
+	if (m.icc || m.exif) {
+		uint8_t pixel[4] = {1, 2, 3, 4};
+		struct img one = {1, 1, g.ch, pixel};
+		struct write_opts wo = {90, 1, &m};
+		img_meta_orient(&m, 1);
+		for (int k = 0; k < 2; k++) {
+			struct outfile *f = outfile_open("/dev/null");
+			if (f && img_encode(f, k ? FMT_JPEG : FMT_PNG, &one, &wo) == 0)
+				FUZZ_ASSERT(outfile_commit(f) == 0);
+			else
+				outfile_abort(f);
+		}
+	}
+	img_meta_free(&m);
 	fmt = img_reader_format(r);
 	px = malloc(geom_bytes(&g));
 	if (px) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target: the whole CPU pipeline on small images with a random chain. The input is
-// three bytes of geometry (w = 1 + b0 % 32, h = 1 + b1 % 32, ch = 1 + b2 % 4), then the
+// three bytes of geometry (w = 1 + b0 % 32, h = 1 + b1 % 32, ch = 1 + b2 % 4, and the Exif
+// orientation the input file would have given, b2 / 4 % 9: 0 none, 1-8), then the
 // chain as text, one stage token per line (at most 16), then a NUL byte and the pixels
 // (repeated to fill the image; zeros if none). A chain that parses and plans must run, give
 // the planned geometry, and give the same bytes when run twice. (Images up to 32x32: a
@@ -24,13 +25,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t text_len, npx;
 	struct chain c;
 	struct plan p;
-	int n = 0;
+	int n = 0, orient;
 
 	if (size < 3)
 		return 0;
 	in.w = 1 + data[0] % 32;
 	in.h = 1 + data[1] % 32;
 	in.ch = 1 + data[2] % 4;
+	orient = data[2] / 4 % 9;
 	data += 3;
 	size -= 3;
 	px = memchr(data, '\0', size);
@@ -48,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = fuzz_split_lines(text, tokens, MAX_TOKENS);
 	if (chain_parse(&c, n, tokens) < 0)
 		goto done;
-	if (plan_make(&p, &c, &(struct geom){in.w, in.h, in.ch}, 1 << 16) == 0) {
+	if (plan_make(&p, &c, &(struct geom){in.w, in.h, in.ch, orient}, 1 << 16) == 0) {
 		FUZZ_ASSERT(pipeline_cpu(&p, &in, NULL, &out, NULL) == 0);
 		FUZZ_ASSERT(out.w == p.out.w && out.h == p.out.h && out.ch == p.out.ch);
 		FUZZ_ASSERT(pipeline_cpu(&p, &in, NULL, &again, NULL) == 0);

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Writes the seed corpora and dictionaries for the fuzz targets (tests/fuzz/fuzz-*.c) into
 # DIR (default build-fuzz/seeds): DIR/TARGET/ holds the seeds, DIR/TARGET.dict the tokens
-# libFuzzer splices in. Images come from tests/imgtool, stage tokens from the binary's
-# --list-stages, so new stages are fuzzed without editing this file.
-# Usage: sh tests/fuzz/make-seeds.sh [DIR]   (IMGTOOL, CLIMG name the binaries)
+# libFuzzer splices in. Images come from tests/imgtool (their metadata from tests/metatool),
+# stage tokens from the binary's --list-stages, so new stages are fuzzed without editing
+# this file.
+# Usage: sh tests/fuzz/make-seeds.sh [DIR]   (IMGTOOL, METATOOL, CLIMG name the binaries)
 set -eu
 DIR=${1:-build-fuzz/seeds}
 IMGTOOL=${IMGTOOL:-tests/imgtool}
+METATOOL=${METATOOL:-tests/metatool}
 CLIMG=${CLIMG:-./climg}
 rm -rf "$DIR"
 mkdir -p "$DIR/decode" "$DIR/chain" "$DIR/pipeline"
@@ -36,11 +38,28 @@ for k in pal8 pal4 pal1 topdown rgb565 rle8; do
 done
 "$IMGTOOL" rawpng palette-oob "$d/palette-oob.png"
 "$IMGTOOL" rawpng huge-header "$d/huge-header.png"
+# metadata: Exif blocks of every orientation in both byte orders, malformed ones, and ICC
+# profiles (one JPEG segment and two), in JPEG and PNG
+"$IMGTOOL" make 5 3 3 grad "$d/meta.jpg"
+"$IMGTOOL" make 5 3 1 grad "$d/meta.png"
+for o in 1 2 3 4 5 6 7 8; do
+	"$METATOOL" add-exif "o=$o" "$d/meta.jpg" "$d/exif-le-$o.jpg"
+	"$METATOOL" add-exif "o=$o,be" "$d/meta.png" "$d/exif-be-$o.png"
+done
+for spec in o=9 o=6,type=4 o=6,ifd=5000 o=6,count=9000 o=6,len=5 be; do
+	"$METATOOL" add-exif "$spec" "$d/meta.jpg" "$d/exif-$(echo "$spec" | tr ',=' '--').jpg"
+done
+"$METATOOL" make-icc RGB 200 "$d/rgb.icc"
+"$METATOOL" make-icc GRAY 70000 "$d/grey.icc"
+"$METATOOL" add-icc "$d/rgb.icc" "$d/exif-le-6.jpg" "$d/icc-exif.jpg"
+"$METATOOL" add-icc "$d/grey.icc" "$d/meta.jpg" "$d/icc-2-segments.jpg"
+"$METATOOL" add-icc "$d/grey.icc" "$d/meta.png" "$d/icc-grey.png"
+rm "$d/rgb.icc" "$d/grey.icc"
 printf 'P5 # c\n2 1\n255\n\001\002' >"$d/comment.pgm"
 printf 'P6\n1 1\n255\n\001\002\003trailing' >"$d/trailing.ppm"
 
 # ---- chain: W H (16-bit little-endian), CH, then tokens one per line ----
-"$CLIMG" --list-stages | awk '{print $1}' >"$DIR/usages"
+"$CLIMG" --list-stages | awk '/^[^ ]/ {print $1}' >"$DIR/usages"
 n=0
 seed() { # seed FILE W_LO W_HI H_LO H_HI CH TOKENS...
 	_f=$1
@@ -91,7 +110,8 @@ done
 } >"$DIR/chain.dict"
 cp "$DIR/chain.dict" "$DIR/pipeline.dict"
 {
-	for w in IHDR IDAT IEND PLTE tRNS; do printf '"%s"\n' "$w"; done
+	for w in IHDR IDAT IEND PLTE tRNS iCCP eXIf ICC_PROFILE MM II; do printf '"%s"\n' "$w"; done
+	printf '"Exif\\x00\\x00"\n"\\xff\\xe1"\n"\\xff\\xe2"\n"\\x01\\x12"\n"\\x12\\x01"\n"\\x00\\x03"\n'
 	printf '"\\x89PNG\\x0d\\x0a\\x1a\\x0a"\n"\\xff\\xd8\\xff"\n"\\xff\\xda"\n"\\xff\\xc0"\n"\\xff\\xc2"\n"\\xff\\xd9"\n"\\xff\\xc4"\n"\\xff\\xdb"\n'
 	printf '"BM"\n"P5"\n"P6"\n"255"\n"65535"\n'
 } >"$DIR/decode.dict"
