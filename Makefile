@@ -79,7 +79,8 @@ $(B)/kernels.o: $(B)/kernels.c
 FUZZ_TARGETS := chain decode pipeline
 REPLAY_BINS  := $(FUZZ_TARGETS:%=$(OUT)tests/fuzz/replay-%)
 TEST_BINS    := $(OUT)tests/unit $(OUT)tests/imgtool $(OUT)tests/metatool $(OUT)tests/codec \
-                $(OUT)tests/kernels $(OUT)tests/jobs $(OUT)tests/failwrite.so $(OUT)tests/fakeicd.so \
+                $(OUT)tests/kernels $(OUT)tests/jobs $(OUT)tests/cost $(OUT)tests/failwrite.so \
+                $(OUT)tests/fakeicd.so \
                 $(REPLAY_BINS)
 
 $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
@@ -88,6 +89,11 @@ $(OUT)tests/unit: $(B)/tests/unit.o $(LIB_OBJ)
 
 # The batch modules: input lists, templates, the report, progress (tests/t-jobs.sh).
 $(OUT)tests/jobs: $(B)/tests/jobs.o $(B)/tests/jobs_out.o $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The automatic choice's model and the chain split between the paths (tests/t-auto.sh).
+$(OUT)tests/cost: $(B)/tests/cost.o $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -128,8 +134,8 @@ $(OUT)tests/kernels: $(B)/tests/kernels.o $(LIB_OBJ)
 test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
 	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
 	UNIT=$(OUT)tests/unit CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
-	JOBSTEST=$(OUT)tests/jobs FUZZ_REPLAY=$(OUT)tests/fuzz FAILWRITE=$(OUT)tests/failwrite.so \
-	FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
+	JOBSTEST=$(OUT)tests/jobs COSTTEST=$(OUT)tests/cost FUZZ_REPLAY=$(OUT)tests/fuzz \
+	FAILWRITE=$(OUT)tests/failwrite.so FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
 
 # ---- benchmarks (docs/BENCHMARKS.md) --------------------------------------------------------
 # `make bench`: the device's kernels, transfers and whole commands on 8K images, on
@@ -154,6 +160,12 @@ bench-e2e: climg tests/imgtool
 # BENCH_LOOP, BENCH_DIR).
 bench-batch: climg tests/imgtool
 	sh tools/bench-batch.sh
+
+# The automatic choice against --cpu and --device, whole commands over image sizes, chains,
+# formats, one image and a batch (tools/bench-auto.sh; BENCH_RUNS, BENCH_ROWS, BENCH_COLD,
+# BENCH_DIR); the report on stdout.
+bench-auto: climg tests/imgtool
+	@sh tools/bench-auto.sh
 
 # `make bench-compare`: climg compare against odiff and ImageMagick's compare, where they are
 # installed, on two 20 MP PNGs (tools/bench-compare.sh; BENCH_RUNS, BENCH_DIR).
@@ -194,7 +206,7 @@ check-asan:
 		METATOOL=build-asan/tests/metatool \
 		UNIT=build-asan/tests/unit FUZZ_REPLAY=build-asan/tests/fuzz \
 		CODEC=build-asan/tests/codec KERNELS=build-asan/tests/kernels \
-		JOBSTEST=build-asan/tests/jobs BENCH=build-asan/tools/bench \
+		JOBSTEST=build-asan/tests/jobs COSTTEST=build-asan/tests/cost BENCH=build-asan/tools/bench \
 		FAILWRITE=build-asan/tests/failwrite.so FAKEICD=build-asan/tests/fakeicd.so \
 		sh tests/asan-run.sh
 
@@ -308,14 +320,15 @@ check-deb:
 
 clean:
 	rm -rf build build-asan build-fuzz build-deb climg tests/unit tests/imgtool tests/codec \
-		tests/kernels tests/jobs tools/bench \
+		tests/kernels tests/jobs tests/cost tools/bench \
 		tests/failwrite.so tests/fakeicd.so tests/fuzz/replay-*
 
 # Keep intermediate objects (the fuzz replay objects come through a pattern chain): make would
 # delete them after `make test`, printing an rm line after the suite's closing summary.
 .SECONDARY:
 
-.PHONY: all test bench bench-e2e bench-batch bench-compare testdata install uninstall deb check-deb clean \
+.PHONY: all test bench bench-e2e bench-batch bench-auto bench-compare testdata install uninstall deb check-deb clean \
 	check-asan check-valgrind fuzz lib-objs FORCE
 -include $(OBJ:.o=.d) $(B)/tests/unit.d $(B)/tests/imgtool.d $(B)/tests/codec.d \
-	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tools/bench.d $(B)/tests/fuzz/*.d
+	$(B)/tests/kernels.d $(B)/tests/jobs.d $(B)/tests/jobs_out.d $(B)/tests/cost.d $(B)/tools/bench.d \
+	$(B)/tests/fuzz/*.d

@@ -26,7 +26,9 @@ static const struct help_entry head[] = {
 	LINE("       climg compare A B [COMPARE OPTIONS]   (two images or two directories)"),
 	LINE("       climg help STAGE                      (a stage's options and formula)"),
 	LINE(""),
-	PARA("Runs images through a chain of stages on an OpenCL device (or the CPU). Each "
+	PARA("Runs images through a chain of stages on an OpenCL device or the CPU path, each "
+	     "job (and each stage) where it is estimated to finish first; the bytes are the "
+	     "same. Each "
 	     "INPUT is a PNG, JPEG, BMP, PGM or PPM file, recognised by content ('-' reads "
 	     "stdin), or a directory: the image files under it, recursively, in sorted order. "
 	     "The inputs come first: they are the words before the first that names a stage "
@@ -45,9 +47,11 @@ static const struct help_entry head[] = {
 	  "output format, overriding the extension (png jpeg bmp tga pgm ppm); stdout and "
 	  "special files default to png" },
 	{ "-d, --device SPEC",
-	  "OpenCL device: gpu, cpu, a number from --list-devices, or part of the device name "
-	  "(default: $CLIMG_DEVICE, else the first GPU, else the first device)" },
-	{ "    --cpu", "use the plain-C reference path, no OpenCL" },
+	  "run on this OpenCL device: gpu, cpu, a number from --list-devices, or part of the "
+	  "device name (default: $CLIMG_DEVICE, else the automatic choice: the first GPU, "
+	  "else the first device, for the stages where it pays, the plain-C path for the "
+	  "rest)" },
+	{ "    --cpu", "use the plain-C reference path only, no OpenCL" },
 	{ "    --verify",
 	  "run OpenCL and the CPU path, compare after every stage (and the histogram counts "
 	  "and stats sums at the end); one line on stderr says when they were identical" },
@@ -64,8 +68,9 @@ static const struct help_entry head[] = {
 	{ "    --max-input-bytes N", "refuse inputs larger than N bytes (default 1073741824)" },
 	{ "    --time[=json]",
 	  "print the time of each phase (open, which runs alongside decode; decode and its "
-	  "strips, copy-in, build, upload, every stage, download and where it went, encode, "
-	  "total) to stderr, as text or JSON" },
+	  "strips, copy-in, build, upload, every stage and where it ran, download and where "
+	  "it went, encode, total) and why the stages ran where they did, to stderr, as text "
+	  "or JSON" },
 	{ "    --no-cache",
 	  "compile the kernels from source: neither read nor write the program binary cache "
 	  "($CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg, else ~/.cache/climg)" },

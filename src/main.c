@@ -458,6 +458,10 @@ int main(int argc, char **argv)
 		fputs("climg: out of memory\n", stderr);
 		return EXIT_RUN;
 	}
+	if (getenv("CLIMG_PREPARE")) { // climg's own background process (run.h)
+		free(positional);
+		return run_prepare(getenv("CLIMG_PREPARE"));
+	}
 	signal(SIGPIPE, SIG_IGN); // a closed stdout is a write error, reported like any other
 	signal(SIGXFSZ, SIG_IGN); // so is a file size limit (ulimit -f): EFBIG, then cleanup
 	if (argc > 1 && !strcmp(argv[1], "help")) { // climg help [STAGE]
@@ -501,6 +505,10 @@ int main(int argc, char **argv)
 	if (fflush(stdout) != 0 && !status) {
 		fprintf(stderr, "climg: cannot write to standard output\n");
 		status = EXIT_RUN;
+	}
+	if (run_left_behind()) { // a device's thread still runs: end under it (see run.h)
+		fflush(stderr);
+		_exit(status);
 	}
 	jobs_free(&jobs);
 	chain_free(&chain);

@@ -35,6 +35,17 @@ int ocl_device_index(const char *spec, size_t *index, size_t *count);
 
 void ocl_close(struct ocl *o); // NULL-safe
 
+// Whether a test-only CLIMG_FAULT_* switch is set (src/ocl/fault.c): the binary cache is
+// then off, and so is anything else kept between runs that could make a run's driver
+// calls differ from the next one's.
+bool ocl_faults_set(void);
+
+// Whether o is the device ocl_open(NULL) picks (the automatic one), however it was named.
+bool ocl_is_default(const struct ocl *o);
+
+// o's number in ocl_list_devices (what --device N names).
+size_t ocl_device_number(const struct ocl *o);
+
 // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)"
 const char *ocl_device_name(const struct ocl *o);
 
@@ -79,6 +90,13 @@ struct ocl_program_id {
 // ocl_build fail.
 int ocl_build(struct ocl *o, const struct ocl_program_id *programs, int n);
 
+// Whether a build diverts the process's standard error (descriptor 2) while the driver
+// compiles, so that a compiler's own messages (PoCL prints them there) join the build log
+// instead (on by default). Off where other threads may write to stderr during a build
+// (the automatic choice builds while the image runs on the CPU path): their lines would
+// go with it.
+void ocl_set_divert(struct ocl *o, bool on);
+
 // The build log of the last program that failed to build, as lines ready for stderr
 // ("climg: opencl: build log for kernels/NAME.cl on DEVICE:\n..."), or NULL. The caller
 // prints it when the failure is reported as an error; a fallback to the CPU path keeps
@@ -89,6 +107,23 @@ const char *ocl_build_log(const struct ocl *o);
 // built after the call (--no-cache): nothing is read from or written to the cache directory.
 // The directory is $CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg, else $HOME/.cache/climg.
 void ocl_set_cache(struct ocl *o, bool on);
+
+// What names o's entries in the binary cache: a number (the hash of the device's identity
+// and its build options) from which ocl_cache_file_of makes the file of any program, with
+// no device open. The automatic choice of path keeps it (src/cost.h), to know before
+// opening the device whether a program will load from the cache or compile. 0 when the
+// cache is off or unusable.
+uint64_t ocl_cache_ident(struct ocl *o);
+
+// The cache file that holds (or would hold) program name for ch channels on the device of
+// ident, newly allocated: the same file ocl_build reads and writes. NULL for ident 0, or
+// where there is no cache directory (none is made).
+char *ocl_cache_file_of(uint64_t ident, const char *name, int ch);
+
+// Ends the cache's writing for the process: when it returns no entry is being written and
+// none will be, so the process may end at once (_exit) while another thread still builds a
+// program, leaving no temporary file behind.
+void ocl_cache_end(void);
 
 // How many programs ocl_build has built for o so far (*built) and how many of them came
 // from the cache (*cached), for --time.

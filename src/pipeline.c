@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Plan and run the chain. The pipeline owns every buffer: a stage reads one and writes
-// another (ping-pong on the host and on the device), so a stage never writes its input and
-// the CPU path can always run in its place.
+// Plan and run the chain: parsing and planning, the OpenCL path and both compared
+// (--verify); the CPU path and the memory the stages write are in pipeline_cpu.c. The
+// pipeline owns every buffer: a stage reads one and writes another (ping-pong on the host
+// and on the device), so a stage never writes its input and the CPU path can always run in
+// its place.
 #include "pipeline.h"
 
 #include <stdbool.h>
@@ -12,6 +14,7 @@
 #include "clock.h"
 #include "err.h"
 #include "ocl.h"
+#include "pipeline_impl.h"
 #include "suggest.h"
 
 #define FREE(p) (free(p), (p) = NULL)
@@ -213,8 +216,13 @@ void chain_free(struct chain *c)
 
 int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max)
 {
+	return plan_programs_from(c, 0, programs, max);
+}
+
+int plan_programs_from(const struct plan *c, int from, struct ocl_program_id *programs, int max)
+{
 	int n = 0;
-	for (int i = 0; i < c->n; i++) {
+	for (int i = from; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
 		struct ocl_program_id p = { s->plan.program ? s->plan.program : s->ops->program,
 					    s->in.ch };
@@ -229,137 +237,6 @@ int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max
 			programs[n++] = p;
 	}
 	return n;
-}
-
-// ---- the memory a run writes its images into ----------------------------------------------
-
-// How many stages of the chain write an image.
-static int image_stages(const struct plan *c)
-{
-	int k = 0;
-	for (int i = 0; i < c->n; i++)
-		k += !c->st[i].plan.passthrough;
-	return k;
-}
-
-// A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory. NULL with err set.
-static void *mem_block(struct ocl *o, size_t bytes)
-{
-	void *p = o ? ocl_wrap_alloc(o, bytes) : malloc(bytes);
-	if (!p && !o)
-		err_set("out of memory for %zu bytes", bytes);
-	return p;
-}
-
-int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem *m)
-{
-	int k = image_stages(c);
-
-	*m = (struct pipeline_mem){ .bytes = c->max_bytes };
-	if ((k >= 1 && !(m->out = mem_block(o, c->max_bytes))) ||
-	    (k >= 2 && !(m->tmp = mem_block(o, c->max_bytes)))) {
-		pipeline_mem_free(m);
-		return err_prefix("the stages' images");
-	}
-	return 0;
-}
-
-void pipeline_mem_free(struct pipeline_mem *m)
-{
-	free(m->out);
-	free(m->tmp);
-	*m = (struct pipeline_mem){ 0 };
-}
-
-// A run's two blocks into *out and *tmp: mem's where it holds them for c (taken: mem is
-// emptied), else made here for o (pipeline_mem_alloc).
-static int mem_take(const struct plan *c, struct ocl *o, struct pipeline_mem *mem,
-		    uint8_t **out, uint8_t **tmp)
-{
-	struct pipeline_mem own;
-	if (!mem || mem->bytes != c->max_bytes) { // none made for this chain, or taken
-		if (pipeline_mem_alloc(c, o, &own) < 0)
-			return -1;
-		mem = &own;
-	}
-	*out = mem->out;
-	*tmp = mem->tmp;
-	*mem = (struct pipeline_mem){ 0 };
-	return 0;
-}
-
-// ---- the CPU path ---------------------------------------------------------------------
-
-// The host side of a run: cur is the current image (the caller's input until a stage
-// writes), buf[next] is where the next stage writes.
-struct cpu_run {
-	const uint8_t *cur;
-	uint8_t *buf[2];
-	int next;
-	struct geom g;
-};
-
-// The image buffers (NULL where no stage writes them): mem's where it holds them for c
-// (taken from it), else allocated (mem_take).
-static int cpu_start(struct cpu_run *r, const struct plan *c, const struct img *in,
-		     struct pipeline_mem *mem)
-{
-	r->cur = in->data;
-	r->g = c->in;
-	r->next = 0;
-	if (c->side)
-		memset(c->side, 0, c->side_bytes);
-	return mem_take(c, NULL, mem, &r->buf[0], &r->buf[1]);
-}
-
-static void cpu_step(struct cpu_run *r, const struct plan_stage *s)
-{
-	struct img in = { r->g.w, r->g.h, r->g.ch, (uint8_t *)r->cur };
-	if (s->plan.side_bytes)
-		s->ops->side_cpu(s->params, &in, s->side);
-	if (s->plan.passthrough) {
-		if (s->ops->run_cpu)
-			s->ops->run_cpu(s->params, &s->plan, &in, NULL);
-		return;
-	}
-	struct img out = { s->plan.out.w, s->plan.out.h, s->plan.out.ch, r->buf[r->next] };
-	s->ops->run_cpu(s->params, &s->plan, &in, &out);
-	r->cur = r->buf[r->next];
-	r->next ^= 1;
-	r->g = s->plan.out;
-}
-
-// Hands the result to out (copying only when no stage wrote) and frees the rest.
-static int cpu_finish(struct cpu_run *r, struct img *out)
-{
-	*out = (struct img){ r->g.w, r->g.h, r->g.ch, NULL };
-	if (r->cur == r->buf[r->next ^ 1]) {
-		out->data = r->buf[r->next ^ 1];
-		r->buf[r->next ^ 1] = NULL;
-	} else {
-		out->data = malloc(geom_bytes(&r->g));
-		if (out->data)
-			memcpy(out->data, r->cur, geom_bytes(&r->g));
-	}
-	FREE(r->buf[0]);
-	FREE(r->buf[1]);
-	return out->data ? 0 : err_set("out of memory");
-}
-
-int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem *mem,
-		 struct img *out, struct run_times *t)
-{
-	struct cpu_run r;
-	if (cpu_start(&r, c, in, mem) < 0)
-		return -1;
-	for (int i = 0; i < c->n; i++) {
-		double t0 = t ? now_ms() : 0;
-		cpu_step(&r, &c->st[i]);
-		if (t)
-			t->stage_ms[i] = now_ms() - t0;
-	}
-	return cpu_finish(&r, out);
 }
 
 // ---- the OpenCL path --------------------------------------------------------------------
@@ -426,11 +303,11 @@ static bool stage_has_cl(const struct stage_ops *ops)
 // Zero-copy buffers (see above). The input is wrapped when its memory has the alignment the
 // device wants (ocl_wrap_aligned), else uploaded into a buffer of its own. The host memory
 // the stages write: mem's where it has it (taken from it), else allocated here.
-static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, const struct img *in,
-			      struct pipeline_mem *mem, struct run_times *t)
+static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, int from,
+			      const struct img *in, struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl *o = r->ocl;
-	int k = image_stages(c);
+	int k = pipeline_image_stages(c, from);
 	double t0 = now_ms();
 
 	if (ocl_wrap_aligned(o, in->data)) {
@@ -448,8 +325,13 @@ static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, const stru
 		if (t && ocl_timer_take(o, &t->upload_ms) < 0)
 			return -1;
 	}
-	if (mem_take(c, o, mem, &r->host_out, &r->host_tmp) < 0)
+	if (pipeline_mem_take(c, o, mem, &r->host_out, &r->host_tmp) < 0)
 		return -1;
+	// made for the whole chain: from `from` on fewer stages may write images
+	if (k < 2)
+		FREE(r->host_tmp);
+	if (k < 1)
+		FREE(r->host_out);
 	if (k >= 1 && !(r->buf[0] = ocl_buf_wrap(o, r->host_out, c->max_bytes, false)))
 		return -1;
 	if (k >= 2 && !(r->buf[1] = ocl_buf_wrap(o, r->host_tmp, c->max_bytes, false)))
@@ -458,13 +340,13 @@ static int cl_start_zero_copy(struct cl_run *r, const struct plan *c, const stru
 	return 0;
 }
 
-static int cl_start(struct cl_run *r, const struct plan *c, struct ocl *o, const struct img *in,
-		    struct pipeline_mem *mem, struct run_times *t)
+static int cl_start(struct cl_run *r, const struct plan *c, int from, struct ocl *o,
+		    const struct img *in, struct pipeline_mem *mem, struct run_times *t)
 {
 	struct ocl_program_id programs[64];
-	int n = plan_programs(c, programs, 64);
+	int n = plan_programs_from(c, from, programs, 64);
 	double t0 = now_ms();
-	*r = (struct cl_run){ .ocl = o, .g = c->in };
+	*r = (struct cl_run){ .ocl = o, .g = from < c->n ? c->st[from].in : c->in };
 	if (t) {
 		t->upload_in_place = t->download_in_place = t->download_into_input = false;
 		t->out_alloc_ms = 0;
@@ -474,7 +356,7 @@ static int cl_start(struct cl_run *r, const struct plan *c, struct ocl *o, const
 	if (t)
 		t->build_ms = now_ms() - t0;
 	if (pipeline_zero_copy(o)) {
-		if (cl_start_zero_copy(r, c, in, mem, t) < 0)
+		if (cl_start_zero_copy(r, c, from, in, mem, t) < 0)
 			goto fail;
 	} else {
 		r->buf[0] = ocl_buf_new(o, c->max_bytes);
@@ -523,8 +405,10 @@ static int cl_step(struct cl_run *r, const struct plan_stage *s)
 }
 
 // Downloads the device's side outputs (side, c->side_cl_bytes) and adds each stage's copies
-// into host, laid out as c->side.
-static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *side, void *host)
+// into host, laid out as c->side: those of the stages from `from` on (the others ran on the
+// CPU path).
+static int side_download(const struct plan *c, int from, struct ocl *o, struct ocl_buf *side,
+			 void *host)
 {
 	uint32_t *dev = malloc(c->side_cl_bytes);
 	if (!dev)
@@ -533,7 +417,7 @@ static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *si
 		free(dev);
 		return -1;
 	}
-	for (int i = 0; i < c->n; i++) {
+	for (int i = from; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
 		if (s->plan.side_bytes)
 			stage_side_fold(&s->plan, dev + s->side_cl_offset / 4,
@@ -546,17 +430,27 @@ static int side_download(const struct plan *c, struct ocl *o, struct ocl_buf *si
 int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,
 		struct pipeline_mem *mem, struct img *out, struct run_times *t)
 {
+	return pipeline_cl_from(c, 0, o, in, reuse_bytes, mem, out, t);
+}
+
+int pipeline_cl_from(const struct plan *c, int from, struct ocl *o, struct img *in,
+		     size_t reuse_bytes, struct pipeline_mem *mem, struct img *out,
+		     struct run_times *t)
+{
 	struct cl_run r;
 	size_t bytes = geom_bytes(&c->out);
 	bool reused = false;
 	int rc = -1;
 	*out = (struct img){ c->out.w, c->out.h, c->out.ch, NULL };
-	for (int i = 0; i < c->n; i++)
+	if (from < 0 || (from >= c->n && from > 0))
+		return err_set("internal error: the device takes the chain from stage %d of %d",
+			       from + 1, c->n);
+	for (int i = from; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path", c->st[i].token);
-	if (cl_start(&r, c, o, in, mem, t) < 0)
+	if (cl_start(&r, c, from, o, in, mem, t) < 0)
 		return -1;
-	for (int i = 0; i < c->n; i++) {
+	for (int i = from; i < c->n; i++) {
 		if (cl_step(&r, &c->st[i]) < 0)
 			goto fail;
 		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
@@ -591,7 +485,7 @@ int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reus
 		if (!out->data || ocl_download(o, r.cur, out->data, bytes) < 0)
 			goto fail;
 	}
-	if (c->side_bytes && side_download(c, o, r.side, c->side) < 0)
+	if (c->side_bytes && side_download(c, from, o, r.side, c->side) < 0)
 		goto fail;
 	if (t && ocl_timer_take(o, &t->download_ms) < 0)
 		goto fail;
@@ -657,7 +551,7 @@ static int compare_side(const struct plan *c, const void *cl)
 int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, struct img *out,
 		    struct run_times *t)
 {
-	struct cpu_run cpu;
+	struct pipeline_cpu_run cpu;
 	struct cl_run cl = { 0 };
 	uint8_t *check = NULL;
 	int rc = -1;
@@ -666,7 +560,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 	for (int i = 0; i < c->n; i++)
 		if (!stage_has_cl(c->st[i].ops))
 			return err_set("%s: stage has no OpenCL path to verify", c->st[i].token);
-	if (cpu_start(&cpu, c, in, NULL) < 0)
+	if (pipeline_cpu_begin(&cpu, c, 0, in, NULL) < 0)
 		return -1;
 	// room for the largest image, and then for all side outputs
 	check = malloc(c->max_bytes > c->side_bytes ? c->max_bytes : c->side_bytes);
@@ -676,11 +570,11 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 	}
 	if (t)
 		t->verified = true;
-	if (cl_start(&cl, c, o, in, NULL, t) < 0)
+	if (cl_start(&cl, c, 0, o, in, NULL, t) < 0)
 		goto fail;
 	for (int i = 0; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
-		cpu_step(&cpu, s);
+		pipeline_cpu_step(&cpu, NULL);
 		if (cl_step(&cl, s) < 0)
 			goto fail;
 		if (t && ocl_timer_take(o, &t->stage_ms[i]) < 0)
@@ -697,19 +591,17 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 		}
 	}
 	if (c->side_bytes) {
-		if (side_download(c, o, cl.side, check) < 0)
+		if (side_download(c, 0, o, cl.side, check) < 0)
 			goto fail;
 		if (compare_side(c, check)) {
 			rc = 1;
 			goto fail;
 		}
 	}
-	rc = cpu_finish(&cpu, out);
+	rc = pipeline_cpu_end(&cpu, out, NULL);
 fail:
-	if (rc != 0) {
-		FREE(cpu.buf[0]);
-		FREE(cpu.buf[1]);
-	}
+	if (rc != 0)
+		pipeline_cpu_abort(&cpu);
 	free(check);
 	cl_release(&cl);
 	return rc;

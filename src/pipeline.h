@@ -81,6 +81,8 @@ void plan_free(struct plan *p); // NULL-safe, and safe on a zeroed or freed plan
 // that runs a kernel needs its program (stage_ops.program) for the channel count of the
 // image it gets (st[i].in.ch, set by chain_plan).
 int plan_programs(const struct plan *c, struct ocl_program_id *programs, int max);
+// The same for the stages from `from` on (what pipeline_cl_from runs).
+int plan_programs_from(const struct plan *c, int from, struct ocl_program_id *programs, int max);
 
 // What a run records of its phases for --time, in milliseconds: device execution time
 // from OpenCL profiling events on the device (the queue must have profiling on, see
@@ -102,7 +104,8 @@ struct run_times {
 // made before the run so that the caller can make its pages present while the input
 // decodes: two blocks of bytes (c->max_bytes) each, out and tmp, the stages' images in
 // turn, out the one that the only or (zero-copy) the last image-writing stage writes; tmp
-// NULL where fewer than two stages write an image, both NULL where none does.
+// NULL where fewer than two stages write an image, both NULL where none does. A run takes
+// the blocks it has and makes those it lacks.
 struct pipeline_mem {
 	void *out, *tmp;
 	size_t bytes;
@@ -114,6 +117,28 @@ int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem 
 
 // Frees what a run did not take of m, and empties it.
 void pipeline_mem_free(struct pipeline_mem *m);
+
+// The CPU path a stage at a time, so that the run layer can hand the rest of the chain to
+// the device at any stage boundary (pipeline_cl_from). begin takes the image stage `from`
+// reads (the plan's input for 0; not modified) and zeroes the side outputs of the stages
+// from there on; each step runs stage `stage` (t, may be NULL, gets its time in
+// t->stage_ms); end hands out the current image (the output once every stage ran, else the
+// image stage `stage` reads), newly allocated (free() it), and where spare is not NULL the
+// other block of the run (a pipeline_mem made for the chain, for pipeline_cl_from), and
+// frees the rest. abort frees without handing anything out. mem as for pipeline_cpu.
+struct pipeline_cpu_run {
+	const struct plan *c;
+	int stage;          // the next stage to run
+	const uint8_t *cur; // the current image: the input until a stage writes
+	uint8_t *buf[2];    // where the stages write in turn (NULL where none needs it)
+	int next;           // the next image-writing stage writes buf[next]
+	struct geom g;      // the current image's
+};
+int pipeline_cpu_begin(struct pipeline_cpu_run *r, const struct plan *c, int from,
+		       const struct img *in, struct pipeline_mem *mem);
+void pipeline_cpu_step(struct pipeline_cpu_run *r, struct run_times *t);
+int pipeline_cpu_end(struct pipeline_cpu_run *r, struct img *out, struct pipeline_mem *spare);
+void pipeline_cpu_abort(struct pipeline_cpu_run *r);
 
 // Runs the planned chain on the CPU. in is not modified; out->data is newly allocated
 // (free() it) and holds c->out; the side outputs are in c->side. t may be NULL. mem (may be
@@ -138,6 +163,13 @@ int pipeline_cpu(const struct plan *c, const struct img *in, struct pipeline_mem
 // stays the caller's, its bytes undefined.
 int pipeline_cl(const struct plan *c, struct ocl *o, struct img *in, size_t reuse_bytes,
 		struct pipeline_mem *mem, struct img *out, struct run_times *t);
+
+// The same for the stages from `from` on (0 <= from < c->n, or 0), the earlier ones having run on
+// the CPU path: in is the image stage `from` reads, and only those stages' side outputs are
+// written into c->side (with the download). Gives the same bytes as pipeline_cpu.
+int pipeline_cl_from(const struct plan *c, int from, struct ocl *o, struct img *in,
+		     size_t reuse_bytes, struct pipeline_mem *mem, struct img *out,
+		     struct run_times *t);
 
 // Whether pipeline_cl on o copies nothing (see above): the device's memory is the host's,
 // and CLIMG_ZERO_COPY does not say 0 (for comparisons and for drivers that misbehave).

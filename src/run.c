@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cost_profile.h"
 #include "err.h"
 #include "ocl.h"
 #include "par.h"
@@ -37,6 +38,7 @@ struct batch {
 	double decode_ms, stages_ms, encode_ms;
 	size_t *dev_images; // per slot of the run's devices, then the CPU path's
 	double *dev_ms;     // likewise: the stages' time holding the device
+	size_t later;       // images the device took from a later stage than the first
 };
 
 // ---- the bytes in flight --------------------------------------------------------------------
@@ -180,6 +182,7 @@ static void finish(struct batch *b, const struct job_input *in, const struct job
 		int k = r->slot >= 0 ? r->slot : devs_count(b->x.devs);
 		b->dev_images[k]++;
 		b->dev_ms[k] += r->device_ms;
+		b->later += r->slot >= 0 && r->dev_from > 0;
 	}
 	if (r->skipped) {
 		b->skipped++;
@@ -228,6 +231,11 @@ static void time_totals(const struct batch *b, double ms)
 	fprintf(stderr, "climg: time: summed over the images: decode %.1f ms, stages %.1f ms, "
 		"encode %.1f ms\n",
 		b->decode_ms, b->stages_ms, b->encode_ms);
+	// Where the automatic choice ran the images.
+	if (b->dev_images && b->x.aut.on)
+		fprintf(stderr, "climg: time: the device took %zu images (%zu of them after the "
+			"CPU path ran their first stages), the CPU path %zu\n",
+			b->dev_images[0], b->later, b->dev_images[1]);
 	// Which device took how many images: with --devices only (without, one device takes
 	// them all, or the CPU path once it is dropped).
 	for (int k = 0; b->dev_images && devs_multi(b->x.devs) && k <= devs_count(b->x.devs); k++) {
@@ -350,6 +358,38 @@ int run_list_devices(FILE *out)
 	return ocl_list_devices(out);
 }
 
+bool run_left_behind(void)
+{
+	return dev_left_behind();
+}
+
+// The automatic choice, where no option or variable names a path: its model (kept in the
+// cache directory unless --no-cache) and CLIMG_AUTO_SWITCH, a test setting.
+static void auto_start(struct run_auto *a, const struct run_opts *o, size_t n)
+{
+	const char *env = getenv("CLIMG_AUTO_SWITCH");
+	char *end = NULL;
+	long k;
+
+	a->on = !o->device && !o->devices && !o->cpu && !o->verify;
+	a->force = -1;
+	a->keep = !o->no_cache && !ocl_faults_set();
+	a->left = n;
+	pthread_mutex_init(&a->mu, NULL);
+	if (a->keep)
+		cost_profile_load(&a->m);
+	else
+		cost_init(&a->m, COST_DEV_UNKNOWN);
+	if (!a->on || !env || !*env)
+		return;
+	k = strtol(env, &end, 10);
+	if (*end || k < 0 || k > CHAIN_MAX_STAGES)
+		warn("CLIMG_AUTO_SWITCH must be a stage number from 0 to %d, not '%s'; ignored",
+		     CHAIN_MAX_STAGES, env);
+	else
+		a->force = (int)k;
+}
+
 int run_batch(const struct run_opts *o, const struct chain *c, const struct job_input *in,
 	      size_t n)
 {
@@ -369,12 +409,19 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	if (n > 0 && (size_t)workers > n)
 		workers = (int)n;
 	dopts.pool = workers;
+	auto_start(&b.x.aut, o, n);
+	// The automatic choice opens the device only where an image asks for it; the test
+	// setting that forces a switch opens it at once, as a named device is.
+	dopts.lazy = b.x.aut.on && (b.x.aut.force < 0 || b.x.aut.force >= c->n);
 	// The devices start opening now (a list that names none is a usage error, before any
 	// work), while the first images decode.
-	if (n > 0 && !(b.x.devs = devs_start(&dopts, o->devices, &usage)))
+	if (n > 0 && !(b.x.devs = devs_start(&dopts, o->devices, &usage))) {
+		pthread_mutex_destroy(&b.x.aut.mu);
 		return usage ? EXIT_USAGE : EXIT_RUN;
+	}
 	if (o->report && !(b.report = report_open(o->report))) {
 		devs_close(b.x.devs);
+		pthread_mutex_destroy(&b.x.aut.mu);
 		return EXIT_RUN;
 	}
 	if (n == 0)
@@ -439,6 +486,11 @@ done:
 	if (n > 1)
 		err_clear(); // every failure of a batch was reported as it happened
 	devs_close(b.x.devs);
+	if (b.x.aut.keep && !o->verify)
+		cost_profile_save(&b.x.aut.m);
+	if (b.x.aut.keep && b.x.aut.on && b.x.aut.force < 0)
+		prepare_spawn(&b.x.aut);
+	pthread_mutex_destroy(&b.x.aut.mu);
 	free(b.dev_images);
 	free(b.dev_ms);
 	if (n) {

@@ -61,4 +61,14 @@ int run_check_outputs(const struct run_opts *o, const struct chain *c,
 // Lists the OpenCL devices (--list-devices; see ocl_list_devices). -1 with err set.
 int run_list_devices(FILE *out);
 
+// The process that builds programs for later runs, which a run starts with CLIMG_PREPARE
+// set to list (run_prepare.c). Returns the exit status (0).
+int run_prepare(const char *list);
+
+// Whether run_batch left a device's thread running (still opening, or building a program
+// for later runs, which the automatic choice does not wait for): the process must then end
+// with _exit once its output is flushed, as exit would run the driver's destructors under
+// that thread.
+bool run_left_behind(void);
+
 #endif

@@ -137,7 +137,7 @@ static void copy_in_piece(void *ctx, int task, int worker)
 	memcpy(c->dst + at, c->src + at, c->bytes - at < c->piece ? c->bytes - at : c->piece);
 }
 
-static void copy_in(void *dst, const void *src, size_t bytes)
+void job_copy_in(void *dst, const void *src, size_t bytes)
 {
 	struct copy_in c = { dst, src, bytes, (size_t)4 << 20 };
 	while (bytes / c.piece >= INT_MAX)
@@ -186,8 +186,9 @@ static int memory_check(const struct plan *c, bool verify)
 
 // Pinned memory for the input and, once that is uploaded, the output (pipeline_cl's
 // reuse_bytes), as large as the larger of the two, found while the input decodes rather
-// than allocated after the stages. --verify downloads no output. NULL where none can be
-// had: the input is then uploaded from plain memory and the output gets memory of its own.
+// than allocated after the stages (when the device is to take the chain from its first
+// stage). --verify downloads no output. NULL where none can be had: the input is then
+// uploaded from plain memory and the output gets memory of its own.
 static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan *p,
 			size_t *bytes)
 {
@@ -198,90 +199,6 @@ static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan 
 	ptr = dev_pinned_get(d, *bytes);
 	dev_unlock(d);
 	return ptr;
-}
-
-// Where an image's stages run and what holds its memory: the device taken for it (d, of
-// slot slot in the run's devices; NULL and -1 for the CPU path) and its open handle, and
-// the device whose memory the result is (NULL: plain memory).
-struct job_dev {
-	struct run_dev *d;
-	int slot;
-	struct ocl *dev;
-	struct run_dev *res_dev;
-};
-
-// Runs the stages on the image's device, or on the CPU path where there is none, where an
-// automatically chosen device fails, or where devs_enter sends the image there. A device of
-// a --devices set that fails is dropped and the image redone on another (devs_take), on
-// the CPU path once none is left; jd follows it. 0, -1 with err set, or 1 for a --verify
-// difference (err says where). *dev_error is set when the failure is the device's, for its
-// build log.
-static int job_stages(struct run_ctx *x, struct job_dev *jd, const struct plan *plan,
-		      struct img *in, void **decoded, size_t reuse_bytes, struct pipeline_mem *mem,
-		      struct img *res, struct timing *tm, bool *dev_error)
-{
-	struct run_times *times = tm->stage_ms ? &tm->run : NULL;
-	bool named = jd->d && dev_named(jd->d), failed = false;
-	double px = (double)plan->in.w * (double)plan->in.h, t0;
-	int rc;
-
-	if (x->o->verify) {
-		dev_lock(jd->d);
-		t0 = now_ms();
-		rc = pipeline_verify(plan, jd->dev, in, res, times);
-		tm->device_ms = now_ms() - t0;
-		dev_unlock(jd->d);
-		jd->res_dev = jd->d;
-		*dev_error = rc < 0;
-		return rc;
-	}
-	for (;;) {
-		if (!jd->dev) {
-			tm->on_cpu = true;
-			return pipeline_cpu(plan, in, mem, res, times);
-		}
-		if (!devs_enter(x->devs, jd->slot, px)) {
-			t0 = now_ms();
-			tm->on_cpu = true;
-			rc = pipeline_cpu(plan, in, mem, res, times);
-			devs_leave(x->devs, -1, rc == 0 ? now_ms() - t0 : 0, px);
-			return rc;
-		}
-		dev_lock(jd->d);
-		t0 = now_ms();
-		rc = pipeline_cl(plan, jd->dev, in, reuse_bytes, mem, res, times);
-		tm->device_ms = now_ms() - t0;
-		if (rc < 0 && !named)
-			devs_drop(x->devs, jd->slot, err_msg()); // one warning, a build log included
-		dev_unlock(jd->d);
-		devs_leave(x->devs, jd->slot, rc == 0 ? tm->device_ms : 0, px);
-		if (rc == 0) {
-			jd->res_dev = jd->d;
-			return 0;
-		}
-		if (named) {
-			*dev_error = true;
-			return -1;
-		}
-		// Every device and the CPU path give the same bytes, from the input as decoded.
-		tm->device_ms = 0;
-		if (*decoded) {
-			dev_free(jd->d, in->data);
-			in->data = *decoded;
-			*decoded = NULL;
-		}
-		reuse_bytes = 0;
-		if (!devs_multi(x->devs)) {
-			jd->dev = NULL;
-			continue;
-		}
-		pipeline_mem_free(mem); // made for the device that failed
-		devs_give(x->devs, jd->slot);
-		jd->d = devs_take(x->devs, &jd->slot);
-		jd->dev = jd->d ? dev_get(jd->d, &failed) : NULL;
-		if (failed)
-			return -1;
-	}
 }
 
 // --expect: compares the chain's result with the golden image the template names for
@@ -326,6 +243,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	const struct run_opts *o = x->o;
 	struct img_reader *rd = NULL;
 	struct job_dev jd = { .slot = -1 };
+	struct job_path jp = { 0 };
 	struct img in = { 0 }, res = { 0 };
 	struct plan plan = { 0 };
 	struct timing tm = { .t0 = now_ms() };
@@ -335,7 +253,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	void *pinned = NULL, *decoded = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
 	int status, rc, expect = 0;
-	bool dev_failed = false, dev_error = false, taken = false;
+	bool dev_failed = false, dev_error = false, taken = false, jpeg, waited = false;
 	double open_end = 0, t0;
 	uint64_t held = 0; // bytes counted in the budget of bytes in flight
 	struct geom g;
@@ -371,9 +289,10 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	}
 	if (memory_check(&plan, o->verify) < 0)
 		goto fail;
-	held = (uint64_t)plan.host_bytes + (o->verify ? plan.max_bytes : 0);
+	// --verify keeps one more image; so may the device taking over mid-chain (the CPU
+	// path's image it was given, and its own two)
+	held = (uint64_t)plan.host_bytes + (o->verify || x->aut.on ? plan.max_bytes : 0);
 	budget_take(x, held);
-	tm.opened = !o->cpu;
 	if (o->time && x->single) {
 		tm.stage_ms = calloc((size_t)plan.n + 1, sizeof *tm.stage_ms);
 		if (!tm.stage_ms)
@@ -386,10 +305,18 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		goto fail;
 	}
 	share_now(x);
-	decode_start(&dec, rd, in.data);
+	jpeg = img_reader_format(rd) == FMT_JPEG;
 	jd.d = devs_take(x->devs, &jd.slot);
 	taken = true;
-	jd.dev = jd.d ? dev_get(jd.d, &dev_failed) : NULL;
+	if (path_plan(x, &jd, &plan, jpeg, &jp, &tm) < 0)
+		goto fail;
+	decode_start(&dec, rd, in.data);
+	// A device that is to take the chain from its first stage is waited for while the
+	// input decodes (its opening, then its programs' builds), and its pinned memory found.
+	if (jd.d && jp.planned == 0 && (plan.n > 0 || !jp.auto_on)) {
+		jd.dev = dev_ready(jd.d, jp.prog, jp.nprog, &dev_failed);
+		waited = true;
+	}
 	if (jd.d)
 		dev_open_times(jd.d, &tm.open_ms, &open_end);
 	if (jd.dev && !pipeline_zero_copy(jd.dev)) {
@@ -410,18 +337,21 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	decode_join(&dec);
 	tm.decode_ms = dec.ms;
 	tm.decode_strips = img_reader_strips(rd);
-	tm.open_wait_ms = open_end > dec.end ? open_end - dec.end : 0;
+	tm.open_waited = waited;
+	tm.open_wait_ms = waited && open_end > dec.end ? open_end - dec.end : 0;
 	if (dev_failed) // a device error before a decode error, as when it was opened first
 		goto fail;
 	if (dec.rc < 0) {
 		err_set("%s", dec.msg);
 		goto fail;
 	}
+	if (!o->verify)
+		path_learn_decode(x, jpeg, &g, dec.ms);
 	img_reader_close(rd);
 	rd = NULL;
 	if (pinned) {
 		t0 = now_ms();
-		copy_in(pinned, in.data, geom_bytes(&g));
+		job_copy_in(pinned, in.data, geom_bytes(&g));
 		tm.copy_in_ms = now_ms() - t0;
 		tm.copy_in_bytes = geom_bytes(&g);
 		// The output may be downloaded over the input: the CPU path taking over from an
@@ -437,7 +367,8 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	}
 
 	t0 = now_ms();
-	rc = job_stages(x, &jd, &plan, &in, &decoded, reuse_bytes, &mem, &res, &tm, &dev_error);
+	rc = job_stages(x, &jd, &jp, &plan, &in, &decoded, reuse_bytes, &mem, &res, &tm,
+			&dev_error);
 	tm.stages_ms = now_ms() - t0;
 	devs_give(x->devs, jd.slot);
 	taken = false;
@@ -447,6 +378,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		goto fail;
 	r->slot = jd.dev && !tm.on_cpu ? jd.slot : -1;
 	r->device_ms = tm.device_ms;
+	r->dev_from = tm.dev_from;
 	snprintf(r->device, sizeof r->device, "%s",
 		 r->slot < 0 ? "cpu" : devs_multi(x->devs) ? devs_label(x->devs, r->slot)
 							   : ocl_device_name(jd.dev));
@@ -476,9 +408,16 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	if (o->time && x->single) {
 		tm.on_cpu = tm.on_cpu || !jd.dev;
 		if (jd.d) {
-			dev_lock(jd.d);
-			ocl_build_count(jd.dev, &tm.programs, &tm.programs_cached);
-			dev_unlock(jd.d);
+			struct dev_status st;
+			dev_status(jd.d, NULL, 0, NULL, &st);
+			tm.opened = st.started;
+			dev_open_times(jd.d, &tm.open_ms, &open_end);
+		}
+		if (jd.d && !tm.on_cpu) {
+			struct ocl_program_id prog[64];
+			tm.programs = plan_programs_from(&plan, tm.dev_from, prog, 64);
+			dev_build_times(jd.d, prog, tm.programs, &tm.run.build_ms,
+					&tm.programs_cached);
 		}
 		time_report(&tm, &plan, o->time_json);
 	}
@@ -492,6 +431,8 @@ fail:
 			if (ocl_build_log(jd.dev))
 				fputs(ocl_build_log(jd.dev), stderr);
 			dev_unlock(jd.d);
+		} else if ((dev_error || dev_failed) && jd.d && dev_build_log(jd.d)) {
+			fputs(dev_build_log(jd.d), stderr);
 		}
 		outs_free(&r->outs); // removes what was not committed
 		free(r->sums);
@@ -510,6 +451,14 @@ fail:
 	if (taken)
 		devs_give(x->devs, jd.slot);
 	pipeline_mem_free(&mem);
+	if (jd.d && !o->verify) { // the device's opening and builds, into the run's model
+		pthread_mutex_lock(&x->aut.mu);
+		dev_learn(jd.d, &x->aut.m);
+		pthread_mutex_unlock(&x->aut.mu);
+	}
+	if (!status)
+		prepare_note(&x->aut, &jp);
+	path_free(&jp);
 	img_meta_free(&meta);
 	plan_free(&plan);
 	free(tm.stage_ms);

@@ -36,6 +36,20 @@ static const char *download_dest(char buf[96], const struct run_times *t)
 	return buf;
 }
 
+// Where stage i ran.
+static const char *stage_path(const struct timing *tm, int i)
+{
+	return i >= tm->dev_from && !tm->fell_back ? "device" : "cpu";
+}
+
+// s as a JSON string's contents (no quotes).
+static void json_str(const char *s)
+{
+	for (const char *p = s; *p; p++) // a token may hold any byte
+		fprintf(stderr, (*p == '"' || *p == '\\') ? "\\%c" :
+				(unsigned char)*p < 32 ? "\\u%04x" : "%c", *p);
+}
+
 // One line per phase on stderr, or one JSON object. Stage rates count the bytes the stage
 // reads plus those it writes.
 void time_report(const struct timing *tm, const struct plan *c, bool json)
@@ -66,9 +80,19 @@ void time_report(const struct timing *tm, const struct plan *c, bool json)
 				tm->run.upload_in_place ? "true" : "false");
 		fputs(", \"stages\": [", stderr);
 	} else {
-		if (tm->opened)
+		if (tm->opened && tm->open_waited)
 			fprintf(stderr, "climg: time: %-22s %10.3f ms  alongside decode, then waited "
 				"%.3f ms\n", "open", tm->open_ms, tm->open_wait_ms);
+		else if (tm->opened && tm->open_ms > 0 && tm->dev_from < c->n && !tm->fell_back)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms  alongside decode and the CPU "
+				"path, then waited %.3f ms at stage %d\n", "open", tm->open_ms,
+				tm->switch_wait_ms, tm->dev_from + 1);
+		else if (tm->opened && tm->open_ms > 0)
+			fprintf(stderr, "climg: time: %-22s %10.3f ms  alongside decode and the CPU "
+				"path, not waited for\n", "open", tm->open_ms);
+		else if (tm->opened)
+			fprintf(stderr, "climg: time: %-22s %10s     still opening when the image was "
+				"done, not waited for\n", "open", "-");
 		if (tm->decode_strips > 1)
 			fprintf(stderr, "climg: time: %-22s %10.3f ms  in %d strips at once\n",
 				"decode", tm->decode_ms, tm->decode_strips);
@@ -85,6 +109,7 @@ void time_report(const struct timing *tm, const struct plan *c, bool json)
 				transfer_str(rate, up_bytes, tm->run.upload_ms, tm->run.upload_in_place,
 					     "the device reads the input in place"));
 		}
+		fprintf(stderr, "climg: time: %-22s %s\n", "path", tm->why);
 	}
 	for (int i = 0; i < c->n; i++) {
 		const struct plan_stage *s = &c->st[i];
@@ -93,15 +118,14 @@ void time_report(const struct timing *tm, const struct plan *c, bool json)
 			bytes += (double)geom_bytes(&s->plan.out);
 		if (json) {
 			fprintf(stderr, "%s{\"stage\": \"", sep);
-			for (const char *p = s->token; *p; p++) // a token may hold any byte
-				fprintf(stderr, (*p == '"' || *p == '\\') ? "\\%c" :
-						(unsigned char)*p < 32 ? "\\u%04x" : "%c", *p);
-			fprintf(stderr, "\", \"ms\": %.4f, \"gbps\": %.2f}", tm->stage_ms[i],
-				gbps(bytes, tm->stage_ms[i]));
+			json_str(s->token);
+			fprintf(stderr, "\", \"ms\": %.4f, \"gbps\": %.2f, \"path\": \"%s\"}",
+				tm->stage_ms[i], gbps(bytes, tm->stage_ms[i]), stage_path(tm, i));
 			sep = ", ";
 		} else {
-			fprintf(stderr, "climg: time: %2d %-19.19s %10.4f ms %9.2f GB/s\n", i + 1,
-				s->token, tm->stage_ms[i], gbps(bytes, tm->stage_ms[i]));
+			fprintf(stderr, "climg: time: %2d %-19.19s %10.4f ms %9.2f GB/s  %s\n", i + 1,
+				s->token, tm->stage_ms[i], gbps(bytes, tm->stage_ms[i]),
+				stage_path(tm, i));
 		}
 	}
 	if (json) {
@@ -117,7 +141,10 @@ void time_report(const struct timing *tm, const struct plan *c, bool json)
 				tm->run.download_ms, gbps(down_bytes, tm->run.download_ms),
 				tm->run.download_in_place ? "true" : "false",
 				tm->run.download_into_input ? "true" : "false", tm->run.out_alloc_ms);
-		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f}\n", tm->encode_ms, total);
+		fprintf(stderr, ", \"encode_ms\": %.3f, \"total_ms\": %.3f, \"why\": \"", tm->encode_ms,
+			total);
+		json_str(tm->why);
+		fputs("\"}\n", stderr);
 	} else {
 		if (!tm->on_cpu && tm->run.verified)
 			fprintf(stderr, "climg: time: %-22s %10s    not timed: --verify writes the "

@@ -16,6 +16,11 @@
 #error "CLIMG_VERSION must be defined (the Makefile passes -DCLIMG_VERSION)"
 #endif
 
+const char *climg_version(void)
+{
+	return CLIMG_VERSION;
+}
+
 int version_print(FILE *out)
 {
 	char loader[256];

@@ -11,4 +11,7 @@
 // number is its header's at build time. Returns 0, or -1 with err set when a write failed.
 int version_print(FILE *out);
 
+// CLIMG_VERSION, as --version prints it.
+const char *climg_version(void);
+
 #endif

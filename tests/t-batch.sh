@@ -45,10 +45,14 @@ for chain in "grey rotate:90" "convolve:gauss:sigma=1 rotate:30" "transpose" \
 		expect_exit 0 "batch '$chain' -j $j on the CPU path" \
 			"$CLIMG" --cpu -j "$j" "$D/in" $chain -o "$D/out/%d/%n.png"
 		same_tree "batch '$chain' -j $j --cpu equals one image at a time" "$D/out"
-		rm -rf "$D/out"
-		expect_exit 0 "batch '$chain' -j $j on OpenCL" \
-			"$CLIMG" -j "$j" "$D/in" $chain -o "$D/out/%d/%n.png"
-		same_tree "batch '$chain' -j $j on OpenCL equals one image at a time" "$D/out"
+		# the device taking every image's chain (the test setting CLIMG_AUTO_SWITCH=0),
+		# the CPU path handing it over from stage 2, and the automatic choice as it is
+		for sw in 0 1 ""; do
+			rm -rf "$D/out"
+			expect_exit 0 "batch '$chain' -j $j, CLIMG_AUTO_SWITCH=$sw" \
+				env CLIMG_AUTO_SWITCH=$sw "$CLIMG" -j "$j" "$D/in" $chain -o "$D/out/%d/%n.png"
+			same_tree "batch '$chain' -j $j, CLIMG_AUTO_SWITCH=$sw, equals one image at a time" "$D/out"
+		done
 	done
 done
 check "hidden files and non-images under a directory are skipped" \
@@ -58,7 +62,7 @@ check "hidden files and non-images under a directory are skipped" \
 one_by_one grey rotate:90
 rm -rf "$D/out"
 expect_exit 0 "a device whose programs fail to build: the batch goes on" \
-	env CLIMG_FAULT_BUILD=1 "$CLIMG" -j 4 "$D/in" grey rotate:90 -o "$D/out/%d/%n.png"
+	env CLIMG_AUTO_SWITCH=0 CLIMG_FAULT_BUILD=1 "$CLIMG" -j 4 "$D/in" grey rotate:90 -o "$D/out/%d/%n.png"
 check "the failing device is dropped with exactly one warning" \
 	test "$(grep -c 'using the CPU path' "$T/err")" = 1
 same_tree "after the device is dropped: the CPU path's bytes" "$D/out"

@@ -132,10 +132,14 @@ for phase in decode " 1 grey" " 2 rotate:90" encode total; do
 	expect_stderr "--time reports $phase" "^climg: time: $phase +[0-9.]+ ms"
 done
 check_not "--time --cpu: no open line (no device is looked for)" grep -q "^climg: time: open" "$T/err"
-# without --cpu a device is looked for, found or not, and that time is the open line
-expect_exit 0 "--time, device or not" "$CLIMG" "$D/rgb.png" grey --time -o "$D/t1.png"
-expect_stderr "--time reports open, device or not" "^climg: time: open +[0-9.]+ ms"
+expect_stderr "--time --cpu: each stage ran on the CPU path" "^climg: time:  2 rotate:90 +[0-9.]+ ms +[0-9.]+ GB/s  cpu\$"
+expect_stderr "--time --cpu: the path line says why" "^climg: time: path +--cpu\$"
+# without --cpu the automatic choice runs an image this small on the CPU path and never
+# opens the device (tests/t-auto.sh has the choice itself)
+expect_exit 0 "--time, the automatic choice" "$CLIMG" "$D/rgb.png" grey --time -o "$D/t1.png"
+check_not "--time: no device opened for a small image" grep -q "^climg: time: open" "$T/err"
+expect_stderr "--time: the path line gives the estimates" "^climg: time: path +the CPU path: estimated [0-9.]+ ms, [0-9.]+ ms with the device"
 "$CLIMG" --cpu "$D/rgb.png" grey rotate:90 -o "$D/t0.png"
 check "--time does not change the output" cmp "$D/t.png" "$D/t0.png"
 expect_exit 0 "--time=json" "$CLIMG" --cpu "$D/rgb.png" grey --time=json -o "$D/t.png"
-expect_stderr "--time=json is one JSON object" '^\{"device": false, "decode_ms": [0-9.]+, "decode_strips": 1, "stages": \[\{"stage": "grey", "ms": [0-9.]+, "gbps": [0-9.]+\}\], "encode_ms": [0-9.]+, "total_ms": [0-9.]+\}$'
+expect_stderr "--time=json is one JSON object" '^\{"device": false, "decode_ms": [0-9.]+, "decode_strips": 1, "stages": \[\{"stage": "grey", "ms": [0-9.]+, "gbps": [0-9.]+, "path": "cpu"\}\], "encode_ms": [0-9.]+, "total_ms": [0-9.]+, "why": "--cpu"\}$'

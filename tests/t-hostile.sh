@@ -478,6 +478,12 @@ fi
 # ==== OpenCL failures ===================================================================
 # Each gives the --cpu bytes with exactly one warning line, or an error for a named device.
 need_opencl "the OpenCL failure tests" || { return 0 2>/dev/null || exit 0; }
+# The automatic choice would run this small image on the CPU path and never open the device;
+# the test setting CLIMG_AUTO_SWITCH=0 makes the device it opens take the chain from its
+# first stage, its failures falling back as ever (unset again at the end; tests/t-auto.sh
+# has failures at later stages).
+CLIMG_AUTO_SWITCH=0
+export CLIMG_AUTO_SWITCH
 h_chain="grey rotate:90 transpose"
 "$CLIMG" --cpu "$h_d/small.png" $h_chain -o "$h_d/cpu.png"
 
@@ -693,3 +699,4 @@ check "a fault past the device's opening makes the run fall back" test -n "$h_fa
 expect_exit 1 "--verify with a failing device is an error" env CLIMG_FAULT_INJECT="$h_fail_n" \
 	"$CLIMG" --verify "$h_d/small.png" $h_chain -o "$h_d/out/v.png"
 check_not "--verify failure: no output" test -e "$h_d/out/v.png"
+unset CLIMG_AUTO_SWITCH

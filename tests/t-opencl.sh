@@ -8,6 +8,11 @@ D=$T/opencl
 mkdir -p "$D"
 need_opencl "OpenCL tests" || { return 0 2>/dev/null || exit 0; }
 echo "device: $("$CLIMG" --list-devices | head -n 1)"
+# The automatic choice would run most of these small images on the CPU path; the test
+# setting CLIMG_AUTO_SWITCH=0 makes the device it opens take every chain from its first
+# stage, fallback included, unless a command says otherwise (unset again at the end).
+CLIMG_AUTO_SWITCH=0
+export CLIMG_AUTO_SWITCH
 
 CHAINS="rotate:90|rotate:180|rotate:270|transpose|rotate:90 rotate:180 transpose rotate:-90|grey|grey:bt709 rotate:90|grey:avg transpose rotate:180|transpose grey rotate:270"
 # 4x4, 12x8, 132x36 and 1036x772 take the word-wide kernels (sides multiples of 4) with
@@ -28,6 +33,21 @@ for size in 1x1 1x17 17x1 13x7 4x4 12x8 132x36 640x480 1031x769 1036x772; do
 			"$CLIMG" "$img" $chain -o "$D/cl.png" 2>"$T/err"
 			cmp -s "$D/cl.png" "$D/cpu.png"
 			echo "cmp $? $chain"
+			# the automatic choice as it is, and the CPU path handing the chain to the
+			# device at each stage boundary within it
+			# shellcheck disable=SC2086
+			env -u CLIMG_AUTO_SWITCH "$CLIMG" "$img" $chain -o "$D/auto.png" 2>"$T/err"
+			cmp -s "$D/auto.png" "$D/cpu.png"
+			echo "auto $? $chain"
+			k=1
+			# shellcheck disable=SC2086
+			while [ "$k" -lt "$(set -- $chain; echo $#)" ]; do
+				# shellcheck disable=SC2086
+				CLIMG_AUTO_SWITCH=$k "$CLIMG" "$img" $chain -o "$D/sw.png" 2>"$T/err"
+				cmp -s "$D/sw.png" "$D/cpu.png"
+				echo "switch-at-$((k + 1)) $? $chain"
+				k=$((k + 1))
+			done
 		done >"$D/results"
 		while read -r what rc chain; do
 			if [ "$rc" = 0 ]; then ok; else bad "opencl $what $size ch=$ch: $chain"; fi
@@ -124,3 +144,4 @@ check "--verify --time gives the CPU bytes" cmp "$D/tv.png" "$D/t0.png"
 expect_exit 0 "--time=json with --verify" "$CLIMG" "$D/in-640x480-3.png" grey --time=json --verify -o "$D/tv.png"
 check_not "--verify --time=json: the stage's time is not 0" grep -q '"ms": 0\.0*,' "$T/err"
 expect_stderr "--verify --time=json: download null, verified" '"stages": \[\{"stage": "grey", "ms": [0-9.]+, .*"download_ms": null, "download_gbps": null, "download_zero_copy": false, "download_into_input": false, "out_alloc_ms": null, "verified": true, "encode_ms"'
+unset CLIMG_AUTO_SWITCH

@@ -1330,6 +1330,16 @@ int main(int argc, char **argv)
 	if (!(b.ocl = ocl_open(opt.device && *opt.device ? opt.device : NULL, NULL)) ||
 	    ocl_profile(b.ocl) < 0 || ocl_about(b.ocl, &b.about) < 0)
 		goto done;
+	// Named by its number even where climg would choose it: without a device named, climg
+	// chooses the path per job, and these commands are to run on the device.
+	if (!opt.device || !*opt.device) {
+		char num[32];
+		snprintf(num, sizeof num, "%zu", ocl_device_number(b.ocl));
+		if (setenv("CLIMG_DEVICE", num, 1) != 0) {
+			err_set("cannot set CLIMG_DEVICE: %s", strerror(errno));
+			goto done;
+		}
+	}
 	if (opt.kernels)
 		ocl_set_cpu_kernels(b.ocl, opt.kernels == 1);
 	fprintf(stderr, "bench: %s; %dx%d images; budget %g s (0: none)\n", ocl_device_name(b.ocl),

@@ -3,9 +3,8 @@
 // program even when the driver keeps its own cache, so ocl_build keeps each program's device
 // binary (what CL_PROGRAM_BINARIES gives) in a file and later runs build from that:
 //   DIR/NAME-HHHHHHHHHHHHHHHH.clbin
-// DIR is $CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg (an absolute XDG_CACHE_HOME only, as
-// the XDG base directory spec asks), else $HOME/.cache/climg; missing directories are
-// created with mode 0700. NAME is the program (kernels/NAME.cl) and H, in hex, the 64-bit
+// DIR is the cache directory (src/cachedir.h: $CLIMG_CACHE_DIR, else $XDG_CACHE_HOME/climg,
+// else $HOME/.cache/climg; missing directories are created with mode 0700). NAME is the program (kernels/NAME.cl) and H, in hex, the 64-bit
 // FNV-1a hash (offset basis 0xcbf29ce484222325, prime 0x100000001b3, over bytes) of the
 // device's identity followed by the program's build options: one file per (device, kernel
 // family, program, channel count), so a changed kernel source replaces its old entry instead
@@ -31,12 +30,13 @@
 //
 // The cache never fails a run: a directory that cannot be created or written is ignored.
 // It is also ignored when DIR is not owned by the user or is writable by group or others
-// (whoever can write it could make climg run their device code), and while any test-only
+// (whoever can write it could make climg run their device code; cachedir_get), and while any test-only
 // CLIMG_FAULT_* switch is set, so that the fault-injection call counts and forced build
 // failures are the same on every run. The driver calls made for the cache are not counted
 // by CALL() for the same reason.
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,6 +45,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../cachedir.h"
 #include "ocl_impl.h"
 
 static const char cache_magic[8] = "CLIMGPB1";
@@ -93,28 +94,6 @@ static char *str_join(const char *a, const char *b, const char *c)
 	return s;
 }
 
-// Creates dir and its missing parents with mode 0700. 0 or -1 (errno set).
-static int mkdir_parents(const char *dir)
-{
-	char *p = str_join(dir, NULL, NULL);
-	int rc = 0;
-
-	if (!p)
-		return -1;
-	for (char *s = p + 1; *s && rc == 0; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST)
-			rc = -1;
-		*s = '/';
-	}
-	if (rc == 0 && mkdir(p, 0700) < 0 && errno != EEXIST)
-		rc = -1;
-	free(p);
-	return rc;
-}
-
 // The cache directory, created if missing, and the device identity, looked up at the first
 // build. Leaves o->cache_dir NULL when there is no usable directory (the cache is off).
 static void cache_prepare(struct ocl *o)
@@ -122,23 +101,13 @@ static void cache_prepare(struct ocl *o)
 	static const char id_format[] = "climg program cache 1\nplatform: %s\n"
 	                                "platform version: %s\ndevice: %s\ndevice version: %s\n"
 	                                "driver version: %s\n";
-	const char *env = getenv("CLIMG_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
 	char *dir = NULL, *val[5] = {NULL}, *id = NULL;
-	struct stat st;
 	int len;
 
 	o->cache_ready = true;
 	if (ocl_fault_set())
 		return;
-	if (env && *env)
-		dir = str_join(env, NULL, NULL);
-	else if (xdg && xdg[0] == '/')
-		dir = str_join(xdg, "/climg", NULL);
-	else if (home && *home)
-		dir = str_join(home, "/.cache/climg", NULL);
-	if (!dir || mkdir_parents(dir) < 0 || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!(dir = cachedir_get()))
 		goto done;
 	// A failing query records err; the cache is then off and the run goes on (only a
 	// later failure's message is ever printed).
@@ -190,6 +159,7 @@ struct ocl_cache_key *ocl_cache_key_new(struct ocl *o, const char *name, const c
 	         (unsigned long long)fnv1a64(fnv1a64(FNV1A64_BASIS, o->cache_id,
 	                                             strlen(o->cache_id)),
 	                                     opts, strlen(opts)));
+	// (ocl_cache_ident and ocl_cache_file_of compute the same name in two steps)
 	len = snprintf(NULL, 0, "%soptions: %s\nprogram: %s\n\n%s", o->cache_id, opts, name,
 	               source);
 	if (len < 0 || !(k->text = malloc((size_t)len + 1)) ||
@@ -292,6 +262,18 @@ static int write_all(int fd, const void *data, size_t n)
 	return 0;
 }
 
+// Held while an entry is written; once ended is set no entry is written any more
+// (ocl_cache_end), so that the process can end while a build runs on.
+static pthread_mutex_t store_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool store_ended;
+
+void ocl_cache_end(void)
+{
+	pthread_mutex_lock(&store_mu);
+	store_ended = true;
+	pthread_mutex_unlock(&store_mu);
+}
+
 // Writes prog's binary as the entry of k, through a temporary file renamed into place.
 // Best effort: any failure leaves the cache as it was and is not reported.
 void ocl_cache_store(const struct ocl_cache_key *k, cl_program prog)
@@ -303,7 +285,8 @@ void ocl_cache_store(const struct ocl_cache_key *k, cl_program prog)
 	bool tmp_made = false;
 	int fd = -1;
 
-	if (!k ||
+	pthread_mutex_lock(&store_mu);
+	if (!k || store_ended ||
 	    clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_bytes, &bin_bytes, NULL) !=
 	        CL_SUCCESS ||
 	    bin_bytes == 0 || bin_bytes > CACHE_MAX_BYTES - sizeof h - k->len ||
@@ -332,6 +315,7 @@ done:
 		close(fd);
 	if (tmp_made)
 		unlink(tmp);
+	pthread_mutex_unlock(&store_mu);
 	free(tmp);
 	free(bin);
 }
@@ -339,4 +323,33 @@ done:
 void ocl_set_cache(struct ocl *o, bool on)
 {
 	o->cache_on = on;
+}
+
+uint64_t ocl_cache_ident(struct ocl *o)
+{
+	uint64_t h;
+	if (!o->cache_on)
+		return 0;
+	if (!o->cache_ready)
+		cache_prepare(o);
+	if (!o->cache_dir)
+		return 0;
+	h = fnv1a64(fnv1a64(FNV1A64_BASIS, o->cache_id, strlen(o->cache_id)), o->build_opts,
+		    strlen(o->build_opts));
+	return h ? h : 1;
+}
+
+char *ocl_cache_file_of(uint64_t ident, const char *name, int ch)
+{
+	const char *opt = ocl_program_ch_option(ch);
+	char *dir, *path;
+
+	if (!ident || !*opt || !(dir = cachedir_find()))
+		return NULL;
+	path = malloc(strlen(dir) + strlen(name) + 32);
+	if (path)
+		sprintf(path, "%s/%s-%016llx.clbin", dir, name,
+			(unsigned long long)fnv1a64(ident, opt, strlen(opt)));
+	free(dir);
+	return path;
 }

@@ -339,6 +339,16 @@ static void host_props(struct ocl *o)
 		;
 }
 
+bool ocl_is_default(const struct ocl *o)
+{
+	return o->is_default;
+}
+
+size_t ocl_device_number(const struct ocl *o)
+{
+	return o->index;
+}
+
 struct ocl *ocl_open(const char *spec, int *none_available)
 {
 	cl_context_properties props[3] = {CL_CONTEXT_PLATFORM, 0, 0};
@@ -367,6 +377,13 @@ struct ocl *ocl_open(const char *spec, int *none_available)
 	o->platform = devs[pick].platform;
 	o->device = devs[pick].device;
 	o->index = pick;
+	o->divert = true;
+	if (spec && *spec) {
+		size_t def = 0;
+		o->is_default = device_pick(devs, n, NULL, &def) == 0 && def == pick;
+	} else {
+		o->is_default = true;
+	}
 	o->cache_on = true;
 	if (device_type(o->device, &type) < 0)
 		goto fail;

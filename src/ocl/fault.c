@@ -99,3 +99,8 @@ void ocl_fault_limits(struct ocl *o)
 	if (wg && wg < o->max_wg)
 		o->max_wg = wg;
 }
+
+bool ocl_faults_set(void)
+{
+	return ocl_fault_set();
+}

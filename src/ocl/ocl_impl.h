@@ -66,6 +66,8 @@ struct ocl {
 	bool host_unified;         // CL_DEVICE_HOST_UNIFIED_MEMORY (false when not answered)
 	size_t wrap_align;         // ocl_wrap_alloc's alignment: a power of two, >= a page
 	size_t index;              // the device's number in ocl_list_devices
+	bool is_default;           // the device ocl_open(NULL) opens (ocl_is_default)
+	bool divert;               // builds divert stderr (ocl_set_divert)
 	char build_opts[128];      // every program's build options (ocl_build_options_set)
 };
 
@@ -118,6 +120,8 @@ const char *ocl_size_str(char buf[32], uint64_t bytes);
 // ---- program.c -------------------------------------------------------------------------------
 // Sets o->build_opts from o's device and kernel family.
 void ocl_build_options_set(struct ocl *o);
+// What a program's options add to o->build_opts for ch channels (1 to 4).
+const char *ocl_program_ch_option(int ch);
 // The program `name` built for ch channels, or NULL when it is not built.
 struct ocl_program *ocl_program_find(const struct ocl *o, const char *name, int ch);
 // Releases every kernel and program built so far; ocl_build and the kernel lookups make them

@@ -33,7 +33,14 @@ void ocl_build_options_set(struct ocl *o)
 // above and CLIMG_CH=ch (kernels/channels.clh).
 static void program_options(const struct ocl *o, int ch, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s -DCLIMG_CH=%d", o->build_opts, ch);
+	snprintf(buf, n, "%s%s", o->build_opts, ocl_program_ch_option(ch));
+}
+
+const char *ocl_program_ch_option(int ch)
+{
+	static const char *const opt[] = { "", " -DCLIMG_CH=1", " -DCLIMG_CH=2", " -DCLIMG_CH=3",
+					   " -DCLIMG_CH=4" };
+	return ch >= 1 && ch <= 4 ? opt[ch] : "";
 }
 
 struct ocl_program *ocl_program_find(const struct ocl *o, const char *name, int ch)
@@ -162,6 +169,11 @@ static void build_log_keep(struct ocl *o, cl_program prog, const char *name, con
 	free(log);
 }
 
+void ocl_set_divert(struct ocl *o, bool on)
+{
+	o->divert = on;
+}
+
 const char *ocl_build_log(const struct ocl *o)
 {
 	return o ? o->build_log : NULL;
@@ -193,9 +205,14 @@ static cl_program program_from_source(struct ocl *o, const struct kernel_source 
 		ocl_fail(e, "clCreateProgramWithSource(kernels/%s.cl)", src->name);
 		return NULL;
 	}
-	stderr_divert(&div);
-	e = CALL(clBuildProgram(prog, 1, &o->device, opts, NULL, NULL));
-	diverted = stderr_restore(&div);
+	if (o->divert) {
+		stderr_divert(&div);
+		e = CALL(clBuildProgram(prog, 1, &o->device, opts, NULL, NULL));
+		diverted = stderr_restore(&div);
+	} else {
+		e = CALL(clBuildProgram(prog, 1, &o->device, opts, NULL, NULL));
+		diverted = NULL;
+	}
 	if (e == CL_BUILD_PROGRAM_FAILURE) {
 		build_log_keep(o, prog, src->name, diverted);
 		err_set("opencl: kernels/%s.cl failed to build for %d channels on %s: "

@@ -115,6 +115,18 @@ static int autoorient_run_cl(const void *params, const struct stage_cl *c)
 	return op->ops->run_cl(op_params(params, op), c);
 }
 
+// The cost of the stage the orientation names (nothing for a passthrough).
+static void autoorient_cost(const void *params, const struct geom *in,
+			    const struct stage_plan *plan, struct stage_cost *cost)
+{
+	const struct orient_op *op = plan->priv;
+	if (!op) {
+		*cost = (struct stage_cost){ "remap", 0, true };
+		return;
+	}
+	op->ops->cost(op_params(params, op), in, plan, cost); // every stage it names has one
+}
+
 const struct stage_ops stage_autoorient = {
 	.name = "autoorient",
 	.usage = "autoorient",
@@ -140,4 +152,5 @@ const struct stage_ops stage_autoorient = {
 	.program = NULL, // each plan names the program of the stage it runs
 	.run_cl = autoorient_run_cl,
 	.free_params = autoorient_free_params,
+	.cost = autoorient_cost,
 };

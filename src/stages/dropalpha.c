@@ -87,6 +87,15 @@ static int dropalpha_run_cl(const void *params, const struct stage_cl *c)
 					   OCL_UINT(chunk), OCL_END });
 }
 
+// A pass over the pixels, as grey's, spread over the cores.
+static void dropalpha_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+		    struct stage_cost *cost)
+{
+	(void)params;
+	*cost = (struct stage_cost){ "grey", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
+				     true };
+}
+
 const struct stage_ops stage_dropalpha = {
 	.name = "dropalpha",
 	.usage = "dropalpha",
@@ -108,4 +117,5 @@ const struct stage_ops stage_dropalpha = {
 	.run_cpu = dropalpha_run_cpu,
 	.program = "dropalpha",
 	.run_cl = dropalpha_run_cl,
+	.cost = dropalpha_cost,
 };

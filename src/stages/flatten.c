@@ -160,6 +160,15 @@ static int flatten_run_cl(const void *params, const struct stage_cl *c)
 					   OCL_UINT(bg[2]), OCL_END });
 }
 
+// A pass over the pixels, as grey's, spread over the cores.
+static void flatten_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+		    struct stage_cost *cost)
+{
+	(void)params;
+	*cost = (struct stage_cost){ "grey", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
+				     true };
+}
+
 const struct stage_ops stage_flatten = {
 	.name = "flatten",
 	.usage = "flatten[:bg=COLOUR]",
@@ -186,4 +195,5 @@ const struct stage_ops stage_flatten = {
 	.run_cpu = flatten_run_cpu,
 	.program = "flatten",
 	.run_cl = flatten_run_cl,
+	.cost = flatten_cost,
 };

@@ -59,4 +59,5 @@ const struct stage_ops stage_flip = {
 	.run_cpu = flip_run_cpu,
 	.program = "flip",
 	.run_cl = flip_run_cl,
+	.cost = remap_cost,
 };

@@ -58,4 +58,5 @@ const struct stage_ops stage_flop = {
 	.run_cpu = flop_run_cpu,
 	.program = "flop",
 	.run_cl = flop_run_cl,
+	.cost = remap_cost,
 };

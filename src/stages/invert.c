@@ -70,4 +70,5 @@ const struct stage_ops stage_invert = {
 	.run_cpu = invert_run_cpu,
 	.program = "invert",
 	.run_cl = invert_run_cl,
+	.cost = lut_cost,
 };

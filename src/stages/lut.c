@@ -52,6 +52,14 @@ void lut_run_cpu(const uint8_t *lut, const struct img *in, struct img *out)
 	par_run(par_threads(), (int)up_div(j.n, LUT_TASK_BYTES), lut_task, &j);
 }
 
+void lut_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+	      struct stage_cost *cost)
+{
+	(void)params;
+	*cost = (struct stage_cost){ "lut", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
+				     true };
+}
+
 int lut_run_cl(const struct stage_cl *c, const char *program, struct ocl_buf *lut)
 {
 	size_t n = geom_bytes(&c->gin);

@@ -17,6 +17,11 @@ void lut_fill_colour(uint8_t *lut, int ch, const uint8_t *colour);
 // out = lut applied to in (same geometry), on every core.
 void lut_run_cpu(const uint8_t *lut, const struct img *in, struct img *out);
 
+// The cost of a table lookup (struct stage_cost): of kind "lut", the bytes read and written,
+// on every core. invert and threshold take it as their cost hook.
+void lut_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+	      struct stage_cost *cost);
+
 // The same on the device: kernel lut_cN of `program` (made by LUT_KERNELS, kernels/lut.clh)
 // reading the table from lut (ch * 256 bytes on the device).
 int lut_run_cl(const struct stage_cl *c, const char *program, struct ocl_buf *lut);

@@ -15,6 +15,14 @@
 enum { REMAP_T = 32, REMAP_RY = 8, REMAP_TX = 64, REMAP_TY = 128, REMAP_TY_C4 = 96,
        REMAP_RY_FAST = 8, REMAP_CPU_TX = 256, REMAP_CPU_TY = 64 };
 
+void remap_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+		struct stage_cost *cost)
+{
+	(void)params;
+	*cost = (struct stage_cost){ "remap", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
+				     true };
+}
+
 int remap_tile_rows(int ch, uint64_t local_mem_bytes)
 {
 	// REMAP_C4_TALL: a 4-channel tile of REMAP_TY rows (the unaligned kernel's, the larger:

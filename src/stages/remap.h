@@ -19,6 +19,11 @@ enum remap_mode { REMAP_TRANSPOSE, REMAP_90, REMAP_180, REMAP_270, REMAP_TRANSVE
 // the reads stay in cache.
 void remap_run_cpu(const struct img *in, struct img *out, enum remap_mode mode);
 
+// The cost of a remap (struct stage_cost): of kind "remap", the bytes read and written, on
+// every core. The stages built on remap_run_cpu take it as their cost hook.
+void remap_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+		struct stage_cost *cost);
+
 // The output rows of a tile of the word-wide kernels (kernels/remap.clh, REMAP_TY): 128, or
 // 96 for 4 channels on a device with less than 33 KiB of local memory to spare.
 int remap_tile_rows(int ch, uint64_t local_mem_bytes);

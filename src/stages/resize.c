@@ -269,6 +269,18 @@ static void resize_run_cpu(const void *params, const struct stage_plan *plan, co
 	par_run(par_threads(), out->h, resize_row, &j);
 }
 
+// The output samples times the taps each sums (nearest: 1) and 8 more, about what a sample
+// costs besides its taps; on every core.
+static void resize_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
+			struct stage_cost *cost)
+{
+	const struct resize_tables *t = plan->priv;
+	double taps = (!t || t->filter == RESIZE_NEAREST ? 1 : (double)t->x.taps * t->y.taps) + 8;
+	(void)params, (void)in;
+	*cost = (struct stage_cost){ "resize", plan->passthrough ? 0 : geom_bytes(&plan->out) * taps,
+				     true };
+}
+
 static int resize_run_cl(const void *params, const struct stage_cl *c)
 {
 	(void)params;
@@ -356,5 +368,6 @@ const struct stage_ops stage_resize = {
 	.run_cpu = resize_run_cpu,
 	.program = "resize",
 	.run_cl = resize_run_cl,
+	.cost = resize_cost,
 	.free_plan = resize_free_plan,
 };

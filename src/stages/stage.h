@@ -85,6 +85,16 @@ struct stage_cl {
 	const struct stage_plan *plan; // the stage's plan for this image
 };
 
+// What one run of a stage costs, for the automatic choice between the CPU path and the device
+// (src/cost.h): its work in units of its kind (samples times taps, or bytes moved), and
+// whether run_cpu spreads that work over the cores. Stages whose work is alike share a kind,
+// and the kind's measured rates. Only the time a run takes depends on it, never a byte.
+struct stage_cost {
+	const char *kind; // static storage: "remap", "convolve", ...
+	double units;
+	bool cpu_par;     // run_cpu runs on par_threads() cores (par_run), else on one
+};
+
 // A file a stage writes from its side output, named by its arguments.
 #define STAGE_FILES_MAX 4
 struct stage_file {
@@ -147,6 +157,11 @@ struct stage_ops {
 	// of geometry in. -1 with err set.
 	int (*render)(const void *params, const struct geom *in, const void *side, int index,
 		      struct stage_render *out);
+
+	// Optional: what a run of the planned stage costs (see struct stage_cost). Without it a
+	// stage is of its own kind (its name), costs the bytes it reads and writes, on one core.
+	void (*cost)(const void *params, const struct geom *in, const struct stage_plan *plan,
+		     struct stage_cost *cost);
 
 	// Optional: frees plan->priv (called once per plan that set it).
 	void (*free_plan)(void *priv);

@@ -76,4 +76,5 @@ const struct stage_ops stage_threshold = {
 	.run_cpu = threshold_run_cpu,
 	.program = "threshold",
 	.run_cl = threshold_run_cl,
+	.cost = lut_cost,
 };

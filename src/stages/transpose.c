@@ -58,4 +58,5 @@ const struct stage_ops stage_transpose = {
 	.run_cpu = transpose_run_cpu,
 	.program = "transpose",
 	.run_cl = transpose_run_cl,
+	.cost = remap_cost,
 };

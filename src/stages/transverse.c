@@ -59,4 +59,5 @@ const struct stage_ops stage_transverse = {
 	.run_cpu = transverse_run_cpu,
 	.program = "transverse",
 	.run_cl = transverse_run_cl,
+	.cost = remap_cost,
 };
