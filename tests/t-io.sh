@@ -338,7 +338,7 @@ check "io: no file after a refused format" test ! -e "$io_d/x3.pgm"
 mkdir -p "$io_d/out"
 expect_exit 2 "io: missing directory" "$IMGTOOL" make 3 3 3 grad "$io_d/nodir/x.png"
 expect_stderr "io: missing directory message" \
-	'nodir/x\.png: cannot create temporary file: No such file or directory'
+	"nodir/x\\.png: directory '.*/nodir' does not exist\$"
 expect_exit 2 "io: output is a directory" "$IMGTOOL" -f png make 3 3 3 grad "$io_d/out"
 expect_stderr "io: directory output message" 'out: is a directory$'
 expect_exit 0 "io: write to /dev/null" "$IMGTOOL" -f png make 3 3 3 grad /dev/null
