@@ -61,9 +61,12 @@ check "dear device: the --cpu bytes" cmp "$D/mid-dear.png" "$D/mid-cpu.png"
 # (tests/fakeicd.c): the tiny image never looks for it (no warning at all); the gauss
 # does, and falls back with one warning.
 FAKEICD=$(realpath "${FAKEICD:-tests/fakeicd.so}")
-if [ -f "$FAKEICD" ]; then
-	mkdir -p "$D/icd"
-	echo "$FAKEICD" >"$D/icd/fake.icd"
+mkdir -p "$D/icd"
+echo "$FAKEICD" >"$D/icd/fake.icd"
+if [ -f "$FAKEICD" ] && ! env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$D/icd" "$CLIMG" --list-devices 2>/dev/null |
+	grep -q '^0: climg fake GPU'; then
+	echo "skipping the failing-driver checks: this machine's ICD loader does not load tests/fakeicd.so"
+elif [ -f "$FAKEICD" ]; then
 	a_profile "$D/cheap" 1 1 50 0.001
 	expect_exit 0 "failing driver: a tiny image" env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$D/icd" \
 		CLIMG_CACHE_DIR="$D/cheap" "$CLIMG" "$D/tiny.png" grey rotate:90 -o "$D/tiny-fake.png"
