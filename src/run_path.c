@@ -121,13 +121,16 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 	if (started) {
 		want = j < n;
 	} else if (left > 1) {
-		// A batch: the opening and the builds (r, on one core) are shared by the images
-		// that start once the device is ready (those the CPU path takes meanwhile, about
-		// r / cpu a share of the cores, do not count), each of which saves what the
-		// device, once ready, saves on this one, on its share of the cores.
-		double ready0, after = (double)left - r / (cpu > 0 ? cpu : 1) * cores / threads;
+		// A batch: lanes = cores / threads images run at once on the CPU path. Until the
+		// device is ready (r) they take about r / cpu images each; the rest, after, are
+		// then shared between the lanes and the device (ready0 an image), which ends them
+		// after * (cpu / lanes - 1 / (lanes / cpu + 1 / ready0)) sooner than the lanes
+		// alone would. That wall time must beat a quarter of r as margin, as below.
+		double lanes = (double)cores / threads, c = cpu > 0 ? cpu : 1, ready0;
+		double after = (double)left - r / c * lanes;
 		int j0 = cost_split(&jp->e, 0, 0, &ready0);
-		want = j0 < n && after > 0 && (cpu - ready0) * threads * after > r;
+		double gain = after * (c / lanes - 1 / (lanes / c + 1 / (ready0 > 0 ? ready0 : 1e-3)));
+		want = j0 < n && after > 0 && gain > r / 4;
 	} else {
 		// Opening the device takes about its own time from one core; and what the device
 		// costs before it computes (its opening and builds, r) is the least certain part
