@@ -99,7 +99,7 @@ struct cost_kind *cost_kind(struct cost_model *m, const char *name)
 		return NULL;
 	k = &m->kind[m->nkinds++];
 	snprintf(k->name, sizeof k->name, "%s", name);
-	k->cpu_ns = builtin_cpu(name);
+	k->cpu_ns = k->cpu1_ns = builtin_cpu(name);
 	k->dev_ns = builtin_dev(name, m->dev_type);
 	return k;
 }
@@ -146,8 +146,10 @@ int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int c
 
 		cost_stage(s, &sc);
 		k = cost_kind(m, sc.kind);
-		double cpu_ns = k ? k->cpu_ns : other_cpu, dev_ns = k ? k->dev_ns : other_dev_cpu;
-		e->cpu_ms[i] = sc.units * cpu_ns / (sc.cpu_par && threads > 1 ? threads : 1) / 1e6;
+		bool par = sc.cpu_par && threads > 1;
+		double cpu_ns = !k ? other_cpu : par ? k->cpu_ns : k->cpu1_ns;
+		double dev_ns = k ? k->dev_ns : other_dev_cpu;
+		e->cpu_ms[i] = sc.units * cpu_ns / (par ? threads : 1) / 1e6;
 		e->dev_ms[i] = !has_cl ? INFINITY
 			       : sc.units > 0 ? share * (sc.units * dev_ns / 1e6 + m->launch_ms) : 0;
 		e->in_ms[i] = share * (double)geom_bytes(&s->in) *
@@ -239,7 +241,10 @@ void cost_learn_cpu(struct cost_model *m, const struct stage_cost *sc, int threa
 	// Small runs are mostly the clock's and the threads' overhead.
 	if (sc->units < 1e6 || ms < 0.2 || !(k = cost_kind(m, sc->kind)))
 		return;
-	average(&k->cpu_ns, ms * 1e6 * (sc->cpu_par && threads > 1 ? threads : 1) / sc->units);
+	if (sc->cpu_par && threads > 1)
+		average(&k->cpu_ns, ms * 1e6 * threads / sc->units);
+	else
+		average(&k->cpu1_ns, ms * 1e6 / sc->units);
 	m->learned = true;
 }
 

@@ -29,7 +29,11 @@ enum cost_dev_type {
 
 struct cost_kind {
 	char name[24];
-	double cpu_ns; // ns a unit on one core of the CPU path
+	// ns a unit a core on the CPU path: cpu_ns where the stage spreads over several threads
+	// (the time a run took times its threads), cpu1_ns on one thread. Each is learned only
+	// from runs of its own kind: memory-bound stages gain little from more threads, and a
+	// rate learned on many would price a batch's one-thread images many times too high.
+	double cpu_ns, cpu1_ns;
 	double dev_ns; // ns a unit on the device
 };
 

@@ -10,7 +10,8 @@
 //   ident HEX                       what names its programs in the binary cache
 //   open_ms MS, xfer_ns NS, switch_ns NS, launch_ms MS, load_ms MS, compile_ms MS
 //   decode_ns JPEG OTHER
-//   kind NAME CPU_NS DEV_NS         one a kind of stage (struct stage_cost)
+//   kind NAME CPU_NS DEV_NS CPU1_NS one a kind of stage (struct stage_cost, struct
+//                                   cost_kind; without CPU1_NS, CPU_NS for both)
 //   program NAME CH COMPILE_MS      one a program the device compiled
 // A file written by another climg (whose kernels and stages may differ), older than
 // COST_PROFILE_MAX_DAYS days, or not of this format is not used: the model then starts
@@ -49,8 +50,8 @@ static void parse_line(struct cost_model *m, char *line)
 {
 	char name[24];
 	unsigned long long ident;
-	double a, b;
-	int ch;
+	double a, b, c;
+	int ch, n;
 
 	if (sscanf(line, "open_ms %lf", &a) == 1 && a >= 0)
 		m->open_ms = a;
@@ -67,11 +68,13 @@ static void parse_line(struct cost_model *m, char *line)
 	else if (sscanf(line, "decode_ns %lf %lf", &a, &b) == 2 && a >= 0 && b >= 0) {
 		m->decode_ns[0] = a;
 		m->decode_ns[1] = b;
-	} else if (sscanf(line, "kind %23s %lf %lf", name, &a, &b) == 3 && a > 0 && b > 0) {
+	} else if ((n = sscanf(line, "kind %23s %lf %lf %lf", name, &a, &b, &c)) >= 3 && a > 0 &&
+		   b > 0 && (n == 3 || c > 0)) {
 		struct cost_kind *k = cost_kind(m, name);
 		if (k) {
 			k->cpu_ns = a;
 			k->dev_ns = b;
+			k->cpu1_ns = n == 4 ? c : a;
 		}
 	} else if (sscanf(line, "program %23s %d %lf", name, &ch, &a) == 3 && ch >= 1 && ch <= 4 &&
 		   a > 0) {
@@ -138,8 +141,8 @@ void cost_profile_save(struct cost_model *m)
 		m->decode_ns[0],
 		m->decode_ns[1]);
 	for (int i = 0; i < m->nkinds; i++)
-		fprintf(f, "kind %s %.6g %.6g\n", m->kind[i].name, m->kind[i].cpu_ns,
-			m->kind[i].dev_ns);
+		fprintf(f, "kind %s %.6g %.6g %.6g\n", m->kind[i].name, m->kind[i].cpu_ns,
+			m->kind[i].dev_ns, m->kind[i].cpu1_ns);
 	for (int i = 0; i < m->nprog; i++)
 		fprintf(f, "program %s %d %.1f\n", m->prog[i].name, m->prog[i].ch,
 			m->prog[i].compile_ms);

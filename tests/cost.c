@@ -134,6 +134,16 @@ static void test_estimates(void)
 		}
 		cost_est_free(&e1);
 		cost_est_free(&e2);
+		// a remap that scaled badly over 2 threads (per core 3 ns a unit) and runs at 1 ns
+		// on one: each estimate takes its own rate
+		cost_kind(&m, "remap")->cpu_ns = 3;
+		cost_kind(&m, "remap")->cpu1_ns = 1;
+		if (cost_estimate(&m, &p, 1, 2, &e1) == 0 && cost_estimate(&m, &p, 2, 2, &e2) == 0)
+			CHECK("estimates: one thread at the one-thread rate, two at the rate over threads",
+			      fabs(e1.cpu_ms[0] - 2.0 * 6028 * 3391 * 3 * 1 / 1e6) < 1e-6 &&
+				      fabs(e2.cpu_ms[0] - 2.0 * 6028 * 3391 * 3 * 3 / 2 / 1e6) < 1e-6);
+		cost_est_free(&e1);
+		cost_est_free(&e2);
 		plan_free(&p);
 		chain_free(&ch);
 	}
@@ -152,6 +162,13 @@ static void test_learning(void)
 	CHECK("learning: a CPU stage moves its kind's rate toward what it measured",
 	      fabs(cost_kind(&m, "remap")->cpu_ns - (before + 0.3 * (0.4 - before))) < 1e-9 &&
 		      m.learned);
+	CHECK("learning: a run on several threads leaves the one-thread rate alone",
+	      cost_kind(&m, "remap")->cpu1_ns == before);
+	// the same 100 M units in 60 ms on one thread: 0.6 ns a unit
+	cost_learn_cpu(&m, &sc, 1, 60);
+	CHECK("learning: a run on one thread moves the one-thread rate only",
+	      fabs(cost_kind(&m, "remap")->cpu1_ns - (before + 0.3 * (0.6 - before))) < 1e-9 &&
+		      fabs(cost_kind(&m, "remap")->cpu_ns - (before + 0.3 * (0.4 - before))) < 1e-9);
 	before = cost_kind(&m, "remap")->cpu_ns;
 	sc.units = 1000; // a tiny image: its time is the overhead's, not the rate's
 	cost_learn_cpu(&m, &sc, 2, 0.5);
@@ -189,6 +206,7 @@ static void test_profile(void)
 	m.ident = 0x1234abcd5678ef90u;
 	cost_learn_open(&m, 42, false);
 	cost_kind(&m, "convolve")->cpu_ns = 1.25;
+	cost_kind(&m, "convolve")->cpu1_ns = 0.75;
 	cost_learn_build(&m, "convolve", 3, false, 777, false);
 	cost_profile_save(&m);
 	CHECK("profile: saved", !m.learned);
@@ -197,6 +215,7 @@ static void test_profile(void)
 					    !strcmp(k.device, "Test device (Test platform), 2.0") &&
 					    k.ident == m.ident && fabs(k.open_ms - m.open_ms) < 1e-3 &&
 					    fabs(cost_kind(&k, "convolve")->cpu_ns - 1.25) < 1e-6 &&
+					    fabs(cost_kind(&k, "convolve")->cpu1_ns - 0.75) < 1e-6 &&
 					    fabs(cost_build_ms(&k, "convolve", 3) - 777) < 0.1 &&
 					    !k.learned);
 	// a profile older than COST_PROFILE_MAX_DAYS, or of another climg, is not used
