@@ -4,16 +4,15 @@
 // Matching: greedy LZ77 with one probe of a hash table of 4-byte prefixes (a match is at
 // least 4 bytes long and at most 258), or none at all (Huffman coding only). Blocks cover
 // a fixed number of input bytes; each is written as whichever of a dynamic Huffman block,
-// a fixed Huffman block or stored blocks is smallest, counted exactly in bits. Huffman
-// code lengths come from the Moffat-Katajainen in-place algorithm, limited to 15 bits
-// (7 for the code-length code) by moving codes down the tree until the Kraft sum is
-// exact. Every code has at least two symbols, so all codes are complete, which every
-// inflater accepts. Everything is integer arithmetic on the input bytes: the output is
+// a fixed Huffman block or stored blocks is smallest, counted exactly in bits. The codes
+// (huffman.c) are limited to 15 bits (7 for the code-length code) and complete, which
+// every inflater accepts. Everything is integer arithmetic on the input bytes: the output is
 // the same on every machine.
 #include <stdlib.h>
 #include <string.h>
 
 #include "deflate.h"
+#include "huffman.h"
 
 #define HASH_BITS 15
 #define MIN_MATCH 4
@@ -161,138 +160,6 @@ static inline unsigned dist_sym(unsigned dist, unsigned *nextra, unsigned *extra
 	return 2 * nb + ((d >> (nb - 1)) & 1);
 }
 
-// ---- Huffman codes -------------------------------------------------------------------
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-// Code lengths (at most maxlen) for freq[0..n): 0 for unused symbols; at least two symbols
-// get a length, so the code is complete.
-static void huff_lengths(const uint32_t *freq, unsigned n, unsigned maxlen, uint8_t *len)
-{
-	uint32_t key[NLITLEN], a[NLITLEN];
-	unsigned count[33] = {0};
-	unsigned m = 0, i, k, l;
-
-	memset(len, 0, n);
-	// Sort the used symbols by (frequency, symbol): frequencies stay below 2^22.
-	for (i = 0; i < n; i++)
-		if (freq[i])
-			key[m++] = (freq[i] < (1u << 22) ? freq[i] : (1u << 22) - 1) << 9 | i;
-	for (i = 0; m < 2; i++) // too few symbols: add unused ones with frequency 0
-		if (!freq[i])
-			key[m++] = i;
-	qsort(key, m, sizeof(key[0]), cmp_u32);
-	for (i = 0; i < m; i++)
-		a[i] = key[i] >> 9;
-
-	// Moffat and Katajainen, "In-place calculation of minimum-redundancy codes" (1995):
-	// a[] ascending becomes the code lengths, longest first.
-	{
-		unsigned root = 0, leaf = 2, next, avbl, used, depth;
-		int j;
-
-		a[0] += a[1];
-		for (next = 1; next < m - 1; next++) {
-			if (leaf >= m || a[root] < a[leaf]) {
-				a[next] = a[root];
-				a[root++] = next;
-			} else {
-				a[next] = a[leaf++];
-			}
-			if (leaf >= m || (root < next && a[root] < a[leaf])) {
-				a[next] += a[root];
-				a[root++] = next;
-			} else {
-				a[next] += a[leaf++];
-			}
-		}
-		a[m - 2] = 0;
-		for (j = (int)m - 3; j >= 0; j--)
-			a[j] = a[a[j]] + 1;
-		avbl = 1;
-		used = depth = 0;
-		j = (int)m - 2;
-		next = m - 1;
-		while (avbl > 0) {
-			while (j >= 0 && a[j] == depth) {
-				used++;
-				j--;
-			}
-			while (avbl > used) {
-				a[next--] = depth;
-				avbl--;
-			}
-			avbl = 2 * used;
-			depth++;
-			used = 0;
-		}
-	}
-
-	// Limit to maxlen: lump longer codes into maxlen, then, while the Kraft sum is too
-	// large, turn a leaf at some shorter depth into a node with two leaves one deeper and
-	// drop a leaf at maxlen (the code count stays, the sum falls by one unit).
-	for (i = 0; i < m; i++)
-		count[a[i] < 32 ? a[i] : 32]++;
-	{
-		uint32_t total = 0;
-
-		for (l = maxlen + 1; l <= 32; l++) {
-			count[maxlen] += count[l];
-			count[l] = 0;
-		}
-		for (l = 1; l <= maxlen; l++)
-			total += count[l] << (maxlen - l);
-		while (total > (1u << maxlen)) {
-			count[maxlen]--;
-			for (l = maxlen - 1; l > 0; l--)
-				if (count[l]) {
-					count[l]--;
-					count[l + 1] += 2;
-					break;
-				}
-			total--;
-		}
-	}
-	// The rarest symbols (first in key[]) get the longest codes.
-	k = 0;
-	for (l = maxlen; l > 0; l--)
-		for (i = 0; i < count[l]; i++, k++)
-			len[key[k] & 511] = (uint8_t)l;
-}
-
-// Canonical codes for len[0..n), bit-reversed for LSB-first output.
-static void huff_codes(struct huff *h, unsigned n)
-{
-	unsigned count[16] = {0}, next[16];
-	unsigned i, l, code = 0;
-
-	for (i = 0; i < n; i++)
-		count[h->len[i]]++;
-	count[0] = 0;
-	for (l = 1; l < 16; l++) {
-		code = (code + count[l - 1]) << 1;
-		next[l] = code;
-	}
-	for (i = 0; i < n; i++) {
-		unsigned c, r = 0;
-
-		l = h->len[i];
-		if (!l) {
-			h->code[i] = 0;
-			continue;
-		}
-		c = next[l]++;
-		for (unsigned k = 0; k < l; k++)
-			r |= ((c >> k) & 1u) << (l - 1 - k);
-		h->code[i] = (uint16_t)r;
-	}
-}
-
 // ---- state ---------------------------------------------------------------------------
 
 struct dfl *dfl_new(void)
@@ -310,10 +177,10 @@ struct dfl *dfl_new(void)
 	// RFC 1951 3.2.6: the fixed code.
 	for (i = 0; i < NLITLEN; i++)
 		d->fixed_lit.len[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
-	huff_codes(&d->fixed_lit, NLITLEN);
+	huff_codes(d->fixed_lit.len, d->fixed_lit.code, NLITLEN);
 	for (i = 0; i < NDIST; i++)
 		d->fixed_dst.len[i] = 5;
-	huff_codes(&d->fixed_dst, NDIST);
+	huff_codes(d->fixed_dst.len, d->fixed_dst.code, NDIST);
 	return d;
 }
 
@@ -533,9 +400,9 @@ static void write_block(struct dfl *d, struct bits *b, const uint8_t *in, size_t
 		bits_put(b, (unsigned) final | 1u << 1, 3);
 		write_symbols(b, seq, nseq, in, &d->fixed_lit, &d->fixed_dst);
 	} else {
-		huff_codes(&pl->lit, 286);
-		huff_codes(&pl->dst, NDIST);
-		huff_codes(&pl->pre, NPRE);
+		huff_codes(pl->lit.len, pl->lit.code, 286);
+		huff_codes(pl->dst.len, pl->dst.code, NDIST);
+		huff_codes(pl->pre.len, pl->pre.code, NPRE);
 		bits_put(b, (unsigned) final | 2u << 1, 3);
 		bits_put(b, (pl->nlit - 257) | (pl->ndist - 1) << 5 | (pl->npre - 4) << 10, 14);
 		for (i = 0; i < pl->npre; i++)
