@@ -382,6 +382,15 @@ fail:
 	return -1;
 }
 
+int pipeline_stage_cl(const struct plan_stage *s, const struct stage_cl *sc)
+{
+	if (s->plan.side_bytes && s->ops->side_cl(s->params, sc) < 0)
+		return stage_err(s);
+	if (s->ops->run_cl && s->ops->run_cl(s->params, sc) < 0)
+		return stage_err(s);
+	return 0;
+}
+
 static int cl_step(struct cl_run *r, const struct plan_stage *s)
 {
 	struct stage_cl sc = { .ocl = r->ocl, .in = r->cur, .gin = r->g, .gout = s->plan.out,
@@ -391,11 +400,9 @@ static int cl_step(struct cl_run *r, const struct plan_stage *s)
 	if (s->plan.side_bytes) {
 		sc.side = r->side;
 		sc.side_offset = s->side_cl_offset;
-		if (s->ops->side_cl(s->params, &sc) < 0)
-			return stage_err(s);
 	}
-	if (s->ops->run_cl && s->ops->run_cl(s->params, &sc) < 0)
-		return stage_err(s);
+	if (pipeline_stage_cl(s, &sc) < 0)
+		return -1;
 	if (!s->plan.passthrough) {
 		r->cur = r->buf[r->next];
 		r->next ^= 1;
@@ -505,9 +512,8 @@ fail:
 
 // ---- both, compared -----------------------------------------------------------------------
 
-// 0 when a and b (both of geometry g) are equal, else 1 with the first difference in err.
-static int compare(const struct plan_stage *s, int index, const struct geom *g,
-		   const uint8_t *cl, const uint8_t *cpu)
+int pipeline_compare_image(const struct plan_stage *s, int index, const struct geom *g,
+			   const uint8_t *cl, const uint8_t *cpu)
 {
 	size_t n = geom_bytes(g);
 	for (size_t i = 0; i < n; i++) {
@@ -523,28 +529,32 @@ static int compare(const struct plan_stage *s, int index, const struct geom *g,
 	return 0;
 }
 
+int pipeline_compare_side(const struct plan_stage *s, int index, const uint32_t *cl)
+{
+	const uint32_t *cpu = s->side;
+	char where[96];
+	for (size_t i = 0; i < s->plan.side_bytes / 4; i++) {
+		if (cl[i] == cpu[i])
+			continue;
+		if (s->ops->side_where)
+			s->ops->side_where(s->params, &s->in, i, where, sizeof where);
+		else
+			snprintf(where, sizeof where, "word %zu", i);
+		err_set("verify: stage %d (%s): OpenCL and CPU differ at %s: opencl %u, cpu %u",
+			index + 1, s->token, where, (unsigned)cl[i], (unsigned)cpu[i]);
+		return 1;
+	}
+	return 0;
+}
+
 // 0 when the side outputs from the device (cl, laid out as c->side) equal the CPU's in
 // c->side, else 1 with the first difference in err.
 static int compare_side(const struct plan *c, const void *cl)
 {
-	for (int k = 0; k < c->n; k++) {
-		const struct plan_stage *s = &c->st[k];
-		const uint32_t *a = (const uint32_t *)((const char *)cl + s->side_offset);
-		const uint32_t *b = s->side;
-		char where[96];
-		for (size_t i = 0; i < s->plan.side_bytes / 4; i++) {
-			if (a[i] == b[i])
-				continue;
-			if (s->ops->side_where)
-				s->ops->side_where(s->params, &s->in, i, where, sizeof where);
-			else
-				snprintf(where, sizeof where, "word %zu", i);
-			err_set("verify: stage %d (%s): OpenCL and CPU differ at %s: opencl %u, "
-				"cpu %u",
-				k + 1, s->token, where, (unsigned)a[i], (unsigned)b[i]);
+	for (int k = 0; k < c->n; k++)
+		if (pipeline_compare_side(&c->st[k], k,
+					  (const uint32_t *)((const char *)cl + c->st[k].side_offset)))
 			return 1;
-		}
-	}
 	return 0;
 }
 
@@ -585,7 +595,7 @@ int pipeline_verify(const struct plan *c, struct ocl *o, const struct img *in, s
 			goto fail;
 		if (t && ocl_timer_take(o, &(double){ 0 }) < 0) // the comparison's, no phase's
 			goto fail;
-		if (compare(s, i, &cl.g, check, cpu.cur)) {
+		if (pipeline_compare_image(s, i, &cl.g, check, cpu.cur)) {
 			rc = 1;
 			goto fail;
 		}

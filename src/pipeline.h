@@ -176,6 +176,19 @@ int pipeline_cl_from(const struct plan *c, int from, struct ocl *o, struct img *
 // Elsewhere the input is uploaded, at full speed from pinned memory (ocl_host_alloc).
 bool pipeline_zero_copy(const struct ocl *o);
 
+// One stage on the device as the chain runs it: its side output (into sc->side, which
+// holds its zeroed copies) first, then its image (sc->out; none for a passthrough). -1
+// with err naming the stage on failure.
+int pipeline_stage_cl(const struct plan_stage *s, const struct stage_cl *sc);
+
+// --verify's comparisons of stage s (index in its chain): its image from the device (cl)
+// against the CPU path's (cpu), both of geometry g, and its side output from the device,
+// folded (stage_side_fold), against s->side. 0 when equal, else 1 with the first difference
+// in err: the stage, then x, y and channel or the side output's word, and both values.
+int pipeline_compare_image(const struct plan_stage *s, int index, const struct geom *g,
+			   const uint8_t *cl, const uint8_t *cpu);
+int pipeline_compare_side(const struct plan_stage *s, int index, const uint32_t *cl);
+
 // Runs both paths and compares the image after every stage, and the side outputs at the
 // end. Returns 0 when identical (out and c->side then hold the result), 1 on the first
 // difference (err holds the stage, then x, y, channel or the side output's word, and both

@@ -471,8 +471,8 @@ done:
 
 // ---- stages -------------------------------------------------------------------------------
 
-// One stage run as the pipeline runs it (pipeline.c, cl_step): the side output first, zeroed
-// before (all its device copies; untimed: ocl_zero records no event), then the image.
+// One stage run as the pipeline runs it (pipeline_stage_cl), its side output's device
+// copies zeroed before (untimed: ocl_zero records no event).
 struct stage_arg {
 	const struct plan_stage *s;
 	struct stage_cl sc;
@@ -483,15 +483,14 @@ static int stage_queue(void *p)
 	struct stage_arg *a = p;
 	const struct plan_stage *s = a->s;
 	size_t side_bytes = stage_side_cl_bytes(&s->plan);
-	if (side_bytes && (ocl_zero(a->sc.ocl, a->sc.side, side_bytes) < 0 ||
-			   s->ops->side_cl(s->params, &a->sc) < 0))
+	if (side_bytes && ocl_zero(a->sc.ocl, a->sc.side, side_bytes) < 0)
 		return -1;
-	return s->ops->run_cl ? s->ops->run_cl(s->params, &a->sc) : 0;
+	return pipeline_stage_cl(s, &a->sc);
 }
 
-// Compares the device's last result of the stage (on input in) with the CPU reference: the
-// image byte for byte, the side output word for word. -1 with err set at the first
-// difference.
+// Compares the device's last result of the stage (on input in) with the CPU reference, as
+// --verify does: the image byte for byte, the side output word for word. -1 with err set
+// at the first difference.
 static int stage_verify(struct bench *b, const struct stage_arg *a, const struct img *in)
 {
 	const struct plan_stage *s = a->s;
@@ -499,7 +498,6 @@ static int stage_verify(struct bench *b, const struct stage_arg *a, const struct
 	size_t bytes = geom_bytes(&s->plan.out);
 	uint8_t *dev = NULL;
 	uint32_t *side = NULL, *copies = NULL;
-	const uint32_t *ref = s->side; // plan_make allocated it
 	double untimed;
 	int rc = -1;
 
@@ -514,16 +512,8 @@ static int stage_verify(struct bench *b, const struct stage_arg *a, const struct
 		if (ocl_download(b->ocl, a->sc.out, dev, bytes) < 0 ||
 		    ocl_timer_take(b->ocl, &untimed) < 0)
 			goto done;
-		for (size_t i = 0; i < bytes; i++) {
-			size_t px = i / (size_t)cpu.ch;
-			if (cpu.data[i] == dev[i])
-				continue;
-			err_set("verify: OpenCL and CPU differ at x=%zu y=%zu channel %zu: opencl %u, "
-				"cpu %u",
-				px % (size_t)cpu.w, px / (size_t)cpu.w, i % (size_t)cpu.ch, dev[i],
-				cpu.data[i]);
+		if (pipeline_compare_image(s, 0, &s->plan.out, dev, cpu.data))
 			goto done;
-		}
 	}
 	if (s->plan.side_bytes) {
 		side = malloc(s->plan.side_bytes);
@@ -538,14 +528,8 @@ static int stage_verify(struct bench *b, const struct stage_arg *a, const struct
 		    ocl_timer_take(b->ocl, &untimed) < 0)
 			goto done;
 		stage_side_fold(&s->plan, copies, side);
-		for (size_t i = 0; i < s->plan.side_bytes / 4; i++) {
-			if (side[i] == ref[i])
-				continue;
-			err_set("verify: OpenCL and CPU side outputs differ at word %zu: opencl %lu, "
-				"cpu %lu",
-				i, (unsigned long)side[i], (unsigned long)ref[i]);
+		if (pipeline_compare_side(s, 0, side))
 			goto done;
-		}
 	}
 	rc = 0;
 done:
