@@ -135,7 +135,7 @@ test: $(OUT)climg $(TEST_BINS) $(OUT)tools/bench
 	CLIMG=$(OUT)climg IMGTOOL=$(OUT)tests/imgtool METATOOL=$(OUT)tests/metatool \
 	UNIT=$(OUT)tests/unit CODEC=$(OUT)tests/codec KERNELS=$(OUT)tests/kernels BENCH=$(OUT)tools/bench \
 	JOBSTEST=$(OUT)tests/jobs COSTTEST=$(OUT)tests/cost FUZZ_REPLAY=$(OUT)tests/fuzz \
-	FAILWRITE=$(OUT)tests/failwrite.so FAKEICD=$(OUT)tests/fakeicd.so sh tests/run.sh
+	FAILWRITE=$(OUT)tests/failwrite.so FAKEICD=$(OUT)tests/fakeicd.so JOBS=$${JOBS:-$$(nproc)} sh tests/run.sh
 
 # ---- benchmarks (docs/BENCHMARKS.md) --------------------------------------------------------
 # `make bench`: the device's kernels, transfers and whole commands on 8K images, on
