@@ -59,19 +59,9 @@ if [ "${BENCH_LIST:-0}" = 1 ]; then
 fi
 SELECT=${BENCH_ROWS:-$(echo "$ROWS" | cut -d'|' -f1 | tr '\n' ' ')}
 
-for b in "$CLIMG" "$IMGTOOL"; do
-	[ -x "$b" ] || {
-		echo "bench-auto: $b is not built (run 'make climg tests/imgtool')" >&2
-		exit 1
-	}
-done
-if [ -n "${BENCH_DIR:-}" ]; then
-	D=$BENCH_DIR
-	mkdir -p "$D"
-else
-	D=$(mktemp -d "${TMPDIR:-/tmp}/climg-auto.XXXXXX")
-	trap 'rm -rf "$D"' EXIT
-fi
+. tools/bench-lib.sh
+bench_built bench-auto "$CLIMG" "$IMGTOOL"
+bench_scratch auto
 D=$(cd "$D" && pwd)
 
 # The automatic device, by its number, for --device.

@@ -37,19 +37,9 @@ JOBS=${BENCH_JOBS:-$CORES}
 CHAINS=${BENCH_CHAINS:-"light-png light-jpg heavy"}
 LOOP=${BENCH_LOOP:-1}
 
-for b in "$CLIMG" "$IMGTOOL"; do
-	[ -x "$b" ] || {
-		echo "bench-batch: $b is not built (run 'make climg tests/imgtool')" >&2
-		exit 1
-	}
-done
-if [ -n "${BENCH_DIR:-}" ]; then
-	D=$BENCH_DIR
-	mkdir -p "$D"
-else
-	D=$(mktemp -d "${TMPDIR:-/tmp}/climg-batch.XXXXXX")
-	trap 'rm -rf "$D"' EXIT
-fi
+. tools/bench-lib.sh
+bench_built bench-batch "$CLIMG" "$IMGTOOL"
+bench_scratch batch
 
 now() { date +%s.%N; }
 # median of the numbers on stdin

@@ -27,19 +27,9 @@ SIZE=${BENCH_SIZE:-6028x3391}
 W=${SIZE%x*}
 H=${SIZE#*x}
 
-for b in "$CLIMG" "$IMGTOOL"; do
-	[ -x "$b" ] || {
-		echo "bench-e2e: $b is not built (run 'make climg tests/imgtool')" >&2
-		exit 1
-	}
-done
-if [ -n "${BENCH_DIR:-}" ]; then
-	D=$BENCH_DIR
-	mkdir -p "$D"
-else
-	D=$(mktemp -d "${TMPDIR:-/tmp}/climg-bench.XXXXXX")
-	trap 'rm -rf "$D"' EXIT
-fi
+. tools/bench-lib.sh
+bench_built bench-e2e "$CLIMG" "$IMGTOOL"
+bench_scratch bench
 
 # ---- which tools are here -------------------------------------------------------------
 have_vips=0
