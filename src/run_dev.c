@@ -105,6 +105,19 @@ static int build_one(struct run_dev *d, struct dev_program *p)
 	return rc;
 }
 
+// Records the opening's outcome (state_mu held): o, NULL where it failed (failed: a named
+// device's error, msg its message) or there is no device.
+static void set_opened(struct run_dev *d, struct ocl *o, bool failed, const char *msg)
+{
+	d->ocl = o;
+	d->failed = failed;
+	d->dropped = !o;
+	snprintf(d->msg, sizeof d->msg, "%s", msg);
+	d->open_end = now_ms();
+	d->open_ms = d->open_end - d->open_t0;
+	d->opened = true;
+}
+
 static void *device_main(void *arg)
 {
 	struct run_dev *d = arg;
@@ -119,13 +132,7 @@ static void *device_main(void *arg)
 		dev_unlock(d);
 	}
 	pthread_mutex_lock(&d->state_mu);
-	d->ocl = o;
-	d->failed = failed;
-	d->dropped = !o;
-	snprintf(d->msg, sizeof d->msg, "%s", msg);
-	d->open_end = now_ms();
-	d->open_ms = d->open_end - d->open_t0;
-	d->opened = true;
+	set_opened(d, o, failed, msg);
 	pthread_cond_broadcast(&d->cv);
 	// Then the programs asked for, in order, until dev_close.
 	while (o && !d->failed && !d->dropped) {
@@ -204,13 +211,7 @@ void dev_open(struct run_dev *d)
 		char msg[1024];
 		struct ocl *o = open_device(d, &failed, msg);
 		pthread_mutex_lock(&d->state_mu);
-		d->ocl = o;
-		d->failed = failed;
-		d->dropped = !o;
-		snprintf(d->msg, sizeof d->msg, "%s", msg);
-		d->open_end = now_ms();
-		d->open_ms = d->open_end - d->open_t0;
-		d->opened = true;
+		set_opened(d, o, failed, msg);
 		d->busy = false;
 		pthread_mutex_unlock(&d->state_mu);
 	}
