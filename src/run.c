@@ -428,6 +428,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		goto done;
 	b.x.budget = budget_default();
 	b.x.cores = cores;
+	b.x.workers = workers;
 	pthread_mutex_init(&b.mu, NULL);
 	pthread_mutex_init(&b.x.budget_mu, NULL);
 	pthread_cond_init(&b.x.budget_cv, NULL);

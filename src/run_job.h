@@ -42,7 +42,8 @@ struct run_ctx {
 	pthread_cond_t budget_cv;
 	uint64_t budget, used;
 	int in_flight;
-	int cores; // par_threads() of the whole process
+	int cores;   // par_threads() of the whole process
+	int workers; // the threads that take images (at most this many in flight)
 };
 
 // Gives the calling thread its share of the cores for what it runs next: the cores over the

@@ -121,15 +121,31 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 	if (started) {
 		want = j < n;
 	} else if (left > 1) {
-		// A batch: lanes = cores / threads images run at once on the CPU path. Until the
-		// device is ready (r) they take about r / cpu images each; the rest, after, are
-		// then shared between the lanes and the device (ready0 an image), which ends them
-		// after * (cpu / lanes - 1 / (lanes / cpu + 1 / ready0)) sooner than the lanes
-		// alone would. That wall time must beat a quarter of r as margin, as below.
-		double lanes = (double)cores / threads, c = cpu > 0 ? cpu : 1, ready0;
-		double after = (double)left - r / c * lanes;
-		int j0 = cost_split(&jp->e, 0, 0, &ready0);
-		double gain = after * (c / lanes - 1 / (lanes / c + 1 / (ready0 > 0 ? ready0 : 1e-3)));
+		// A batch: once under way, lanes images run at once on the CPU path (the workers,
+		// or the images left), each on cores / lanes threads, whatever share of the cores
+		// this one has now (the first image of a batch starts alone). Until the device is
+		// ready (r) the lanes take about r / c images each, c an image's time there; the
+		// rest, after, are then shared between the lanes and the device (ready0 an image),
+		// which ends them after * (c / lanes - 1 / (lanes / c + 1 / ready0)) sooner than
+		// the lanes alone would. That wall time must beat a quarter of r as margin.
+		int lanes = x->workers < (int)left ? x->workers : (int)left, j0;
+		int lane_threads = lanes > 0 && cores / lanes > 1 ? cores / lanes : 1;
+		double c = cpu, ready0, after, gain;
+		struct cost_est es;
+		pthread_mutex_lock(&a->mu);
+		rc = lane_threads == threads ? 1 : cost_estimate(&a->m, p, lane_threads, cores, &es);
+		pthread_mutex_unlock(&a->mu);
+		if (rc == 0) {
+			c = cost_cpu_rest(&es, 0);
+			j0 = cost_split(&es, 0, 0, &ready0);
+			cost_est_free(&es);
+		} else {
+			j0 = cost_split(&jp->e, 0, 0, &ready0);
+		}
+		lanes = lanes > 0 ? lanes : 1;
+		c = c > 0 ? c : 1;
+		after = (double)left - r / c * lanes;
+		gain = after * (c / lanes - 1 / (lanes / c + 1 / (ready0 > 0 ? ready0 : 1e-3)));
 		want = j0 < n && after > 0 && gain > r / 4;
 	} else {
 		// Opening the device takes about its own time from one core; and what the device
