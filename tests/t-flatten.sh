@@ -178,8 +178,9 @@ for u in 'flatten[:bg=COLOUR]' dropalpha; do
 done
 check "the man page gives flatten's syntax" grep -qx '\.BR flatten \[ :bg=\\fICOLOUR\\fR \]' man/climg.1
 check "the man page gives dropalpha" grep -qx '\.B dropalpha' man/climg.1
+"$CLIMG" help flatten >"$D/help-flatten"
 for w in '(c a + b (255 - a) + 127) / 255' 'R,G,B' '#RRGGBB' '(9798 R + 19235 G + 3735 B + 16384) >> 15'; do
-	check "README states $w" grep -qF -- "$w" README.md
+	check "climg help flatten states $w" grep -qF -- "$w" "$D/help-flatten"
 	check "src/stages/flatten.c states $w" grep -qF -- "$w" src/stages/flatten.c
 done
 if have_groff "the man-page checks of flatten"; then

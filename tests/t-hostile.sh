@@ -85,7 +85,7 @@ sed -n '/^\.SH LIMITS/,/^\.SH IMAGES/p' man/climg.1 >"$h_d/limits.man"
 for h_lim in "65535 pixels" "max\\-pixels" "max\\-input\\-bytes" "10000 stages" "100 scans"; do
 	check "the man page's LIMITS name '$h_lim'" grep -qF -- "$h_lim" "$h_d/limits.man"
 done
-for h_lim in "| stages | 10000 |" "| progressive JPEG scans | 100 |" "| image sides | 65535"; do
+for h_lim in "| stages | 10000 |" "| progressive JPEG scans | 100 |" "| image size | 65535 pixels a side"; do
 	check "the README's limits table has '$h_lim'" grep -qF -- "$h_lim" README.md
 done
 
