@@ -161,12 +161,11 @@ static int flatten_run_cl(const void *params, const struct stage_cl *c)
 }
 
 // A pass over the pixels, as grey's, spread over the cores.
-static void flatten_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
-		    struct stage_cost *cost)
+static void flatten_cost(const void *params, const struct geom *in,
+			 const struct stage_plan *plan, struct stage_cost *cost)
 {
 	(void)params;
-	*cost = (struct stage_cost){ "grey", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
-				     true };
+	*cost = stage_cost_pass("grey", in, plan);
 }
 
 const struct stage_ops stage_flatten = {

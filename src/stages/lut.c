@@ -56,8 +56,7 @@ void lut_cost(const void *params, const struct geom *in, const struct stage_plan
 	      struct stage_cost *cost)
 {
 	(void)params;
-	*cost = (struct stage_cost){ "lut", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
-				     true };
+	*cost = stage_cost_pass("lut", in, plan);
 }
 
 int lut_run_cl(const struct stage_cl *c, const char *program, struct ocl_buf *lut)

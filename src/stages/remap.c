@@ -19,8 +19,7 @@ void remap_cost(const void *params, const struct geom *in, const struct stage_pl
 		struct stage_cost *cost)
 {
 	(void)params;
-	*cost = (struct stage_cost){ "remap", (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
-				     true };
+	*cost = stage_cost_pass("remap", in, plan);
 }
 
 int remap_tile_rows(int ch, uint64_t local_mem_bytes)

@@ -95,6 +95,15 @@ struct stage_cost {
 	bool cpu_par;     // run_cpu runs on par_threads() cores (par_run), else on one
 };
 
+// The cost of a stage of kind `kind` whose run reads its input and writes its output once,
+// spread over the cores: the bytes of both.
+static inline struct stage_cost stage_cost_pass(const char *kind, const struct geom *in,
+						const struct stage_plan *plan)
+{
+	return (struct stage_cost){ kind, (double)geom_bytes(in) + (double)geom_bytes(&plan->out),
+				    true };
+}
+
 // A file a stage writes from its side output, named by its arguments.
 #define STAGE_FILES_MAX 4
 struct stage_file {
