@@ -46,6 +46,8 @@ static const char *const chains[][6] = {
 	{ "rotate:270" },
 	{ "transpose" },
 	{ "transverse", "flip", "flop" },
+	// crop at offsets of every alignment, after a resize gives every input room for them
+	{ "resize:41x33:nearest", "crop:37x29+3+1", "crop:33x27", "crop:13x5+1+7", "crop:1x1+12+4" },
 	{ "invert", "threshold:77", "equalize" },
 	{ "resize:61%:lanczos", "resize:x30:cubic", "resize:150%:bilinear", "resize:9x9:area",
 	  "resize:50%:nearest" },

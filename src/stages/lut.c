@@ -15,11 +15,13 @@ void lut_fill_colour(uint8_t *lut, int ch, const uint8_t *colour)
 }
 
 // Bytes a task of lut_run_cpu (a multiple of 12, so that each task starts on channel 0), and
-// a work-item of the kernels: on a GPU 48 (three 16-byte vectors, neighbouring items taking
-// neighbouring ones), on a CPU device 64 KiB. Keep LUT_GROUP in step with kernels/lut.clh.
+// of a work-item of the kernels for CPU devices (a multiple of 48, about 64 KiB). On a GPU a
+// work-item maps LUT_GPU_VECS 16-byte vectors (keep in step with kernels/lut.clh), in
+// work-groups of LUT_GPU_LOCAL items.
 #define LUT_TASK_BYTES ((size_t)12 << 16)
-#define LUT_GPU_CHUNK 48
 #define LUT_CPU_CHUNK ((size_t)48 * 1366)
+#define LUT_GPU_VECS 4
+#define LUT_GPU_LOCAL 256
 
 struct lut_job {
 	const uint8_t *lut, *in;
@@ -61,14 +63,21 @@ void lut_cost(const void *params, const struct geom *in, const struct stage_plan
 
 int lut_run_cl(const struct stage_cl *c, const char *program, struct ocl_buf *lut)
 {
-	size_t n = geom_bytes(&c->gin);
-	bool cpu = ocl_cpu_kernels(c->ocl);
-	size_t chunk = cpu ? LUT_CPU_CHUNK : LUT_GPU_CHUNK;
+	size_t n = geom_bytes(&c->gin), wg, lw, lh;
+	struct ocl_limits lim = ocl_get_limits(c->ocl);
 	char kernel[64];
 	snprintf(kernel, sizeof kernel, "lut_c%d", c->gin.ch);
-	return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(n, chunk), 1, cpu ? 1 : 0, cpu ? 1 : 0,
+	if (ocl_cpu_kernels(c->ocl))
+		return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(n, LUT_CPU_CHUNK), 1, 1, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_LONG(n),
+						   OCL_BUF(lut), OCL_UINT(LUT_CPU_CHUNK), OCL_END });
+	if (ocl_kernel_wg_max(c->ocl, program, c->gin.ch, kernel, &wg) < 0)
+		return -1;
+	ocl_local_shrink(&lim, wg, LUT_GPU_LOCAL, 1, &lw, &lh);
+	return ocl_run(c->ocl, program, c->gin.ch, kernel,
+		       up_div(n / 16 + 1, lw * LUT_GPU_VECS) * lw, 1, lw, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_LONG(n),
-					   OCL_BUF(lut), OCL_UINT(chunk), OCL_END });
+					   OCL_BUF(lut), OCL_END });
 }
 
 int lut_run_cl_host(const struct stage_cl *c, const char *program, const uint8_t *lut)

@@ -136,35 +136,70 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 					   OCL_INT(c->gin.h), OCL_INT(ch), OCL_END });
 }
 
-// Bytes (REMAP_ROWS) or pixels (REMAP_FLOP) a work-item moves: on a GPU one 16-byte vector's
-// worth, so that neighbouring items move neighbouring vectors; on a CPU device a large piece,
-// each work-item a work-group.
-#define REMAP_ROWS_GPU_CHUNK 16
+// On a CPU device a work-item moves a large piece of a row (REMAP_ROWS: bytes; REMAP_FLOP:
+// pixels, a multiple of 16), each work-item a work-group; on a GPU an aligned piece of the
+// output (REMAP_ROWS: 16 bytes, REMAP_FLOP: 4), in work-groups of REMAP_ROWS_GPU_LOCAL items
+// along the row (kernels/remap.clh).
 #define REMAP_ROWS_CPU_CHUNK 16384
+#define REMAP_ROWS_GPU_LOCAL 256
+
+// The global width of the GPU's row kernels for rows of nb bytes in pieces of u: a piece of
+// the output an item, one more for a row that does not start on a piece.
+static size_t rows_gpu_items(size_t nb, size_t u)
+{
+	return nb / u + 2;
+}
+
+// The GPU's row kernels' work-group: REMAP_ROWS_GPU_LOCAL items, or as many as the device
+// allows. 0 with err set where the kernel cannot be had.
+static size_t rows_gpu_local(const struct stage_cl *c, const char *program, const char *kernel)
+{
+	struct ocl_limits lim = ocl_get_limits(c->ocl);
+	size_t wg, lw, lh;
+	if (ocl_kernel_wg_max(c->ocl, program, c->gin.ch, kernel, &wg) < 0)
+		return 0;
+	ocl_local_shrink(&lim, wg, REMAP_ROWS_GPU_LOCAL, 1, &lw, &lh);
+	return lw;
+}
 
 int remap_rows_run_cl(const struct stage_cl *c, const char *program, const char *kernel,
 		      int64_t first, int64_t step)
 {
 	size_t nb = (size_t)c->gout.w * (size_t)c->gout.ch;
-	bool cpu = ocl_cpu_kernels(c->ocl);
-	size_t chunk = cpu ? REMAP_ROWS_CPU_CHUNK : REMAP_ROWS_GPU_CHUNK;
-	return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(nb, chunk), (size_t)c->gout.h,
-		       cpu ? 1 : 0, cpu ? 1 : 0,
+	if (ocl_cpu_kernels(c->ocl))
+		return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(nb, REMAP_ROWS_CPU_CHUNK),
+			       (size_t)c->gout.h, 1, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(nb),
+						   OCL_INT(c->gout.h), OCL_LONG(first),
+						   OCL_LONG(step), OCL_INT(REMAP_ROWS_CPU_CHUNK),
+						   OCL_END });
+	size_t lw = rows_gpu_local(c, program, kernel);
+	if (!lw)
+		return -1;
+	return ocl_run(c->ocl, program, c->gin.ch, kernel, rows_gpu_items(nb, 16), (size_t)c->gout.h,
+		       lw, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(nb),
 					   OCL_INT(c->gout.h), OCL_LONG(first), OCL_LONG(step),
-					   OCL_INT(chunk), OCL_END });
+					   OCL_LONG((int64_t)geom_bytes(&c->gin)), OCL_END });
 }
 
 int remap_flop_run_cl(const struct stage_cl *c, const char *program)
 {
-	bool cpu = ocl_cpu_kernels(c->ocl);
-	// pixels: a multiple of 16, so whole 16-byte groups for 1, 2 and 4 channels
-	size_t chunk = cpu ? REMAP_ROWS_CPU_CHUNK / (size_t)c->gin.ch : REMAP_ROWS_GPU_CHUNK;
 	char kernel[64];
 	snprintf(kernel, sizeof kernel, "%s_c%d", program, c->gin.ch);
-	chunk = chunk / 16 * 16;
-	return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div((size_t)c->gin.w, chunk),
-		       (size_t)c->gin.h, cpu ? 1 : 0, cpu ? 1 : 0,
+	if (ocl_cpu_kernels(c->ocl)) {
+		size_t chunk = REMAP_ROWS_CPU_CHUNK / (size_t)c->gin.ch / 16 * 16;
+		return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div((size_t)c->gin.w, chunk),
+			       (size_t)c->gin.h, 1, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
+						   OCL_INT(c->gin.w), OCL_INT(c->gin.h),
+						   OCL_INT(chunk), OCL_END });
+	}
+	size_t lw = rows_gpu_local(c, program, kernel);
+	if (!lw)
+		return -1;
+	return ocl_run(c->ocl, program, c->gin.ch, kernel,
+		       rows_gpu_items((size_t)c->gin.w * (size_t)c->gin.ch, 4), (size_t)c->gin.h, lw, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
-					   OCL_INT(c->gin.h), OCL_INT(chunk), OCL_END });
+					   OCL_INT(c->gin.h), OCL_END });
 }
