@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // resize: specified in src/stages/resize.c, weights from src/stages/resize_tables.c. An
-// axis's table is int words: start[n], count[n], w[n * taps] (nearest: start[n] only).
-// Sums are 32-bit: at most 255 * 2^22 * 1.3 (the largest sum of |weights| of Pillow's
-// lanczos) < 2^31, and 65280 * 256 for bilinear.
+// axis's table is int words: start[n], count[n], then the weights, n * taps of them: sample
+// by sample for the vertical axis, tap by tap for the horizontal (resize_h_cN; nearest:
+// start[n] only). Sums are 32-bit: at most 255 * 2^22 * 1.3 (the largest sum of |weights|
+// of Pillow's lanczos) < 2^31, and 65280 * 256 for bilinear.
 #include "channels.clh"
 
 // clamp((sum + r) >> s, 0, m); a negative sum gives 0
@@ -28,7 +29,9 @@ __kernel void resize_nearest_c##CH(__global const uchar *in, __global uchar *out
 }
 
 // resize_h_cN, pass 1: tmp(x, y) (Wo x H, 16-bit) from the taps of input row y, colour
-// premultiplied by alpha first where premul. Global (Wo, H).
+// premultiplied by alpha first where premul; xt's weights are stored tap by tap
+// (w[k * Wo + x], src/stages/resize.c), so that neighbouring items read neighbouring words.
+// Global (Wo, H).
 #define RESIZE_H(CH)                                                                     \
 __kernel void resize_h_c##CH(__global const uchar *in, __global ushort *tmp, int W, int H, \
 			     int Wo, __global const int *xt, int taps, int s1, int r1,    \
@@ -38,7 +41,7 @@ __kernel void resize_h_c##CH(__global const uchar *in, __global ushort *tmp, int
 	if (x >= Wo || y >= H)                                                          \
 		return;                                                                 \
 	int start = xt[x], count = xt[Wo + x];                                          \
-	__global const int *w = xt + 2 * Wo + (size_t)x * taps;                         \
+	__global const int *w = xt + 2 * Wo + x;                                        \
 	__global const uchar *p = in + ((size_t)y * W + start) * CH;                    \
 	int sum[CH];                                                                    \
 	for (int c = 0; c < CH; c++)                                                    \
@@ -50,7 +53,7 @@ __kernel void resize_h_c##CH(__global const uchar *in, __global ushort *tmp, int
 				int m = v * p[CH - 1] + 128;                            \
 				v = ((m >> 8) + m) >> 8;                                \
 			}                                                               \
-			sum[c] += w[i] * v;                                             \
+			sum[c] += w[(size_t)i * Wo] * v;                                \
 		}                                                                       \
 	}                                                                               \
 	__global ushort *d = tmp + ((size_t)y * Wo + x) * CH;                           \

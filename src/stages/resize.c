@@ -281,6 +281,30 @@ static void resize_cost(const void *params, const struct geom *in, const struct 
 				     true };
 }
 
+// The horizontal table as the kernels take it (kernels/resize.cl): nearest's as it is; the
+// others' weights tap by tap, w[k * n + i], so that neighbouring work-items (neighbouring
+// output columns) read neighbouring words. NULL with err set.
+static struct ocl_buf *resize_xbuf(struct ocl *o, const struct resize_tables *t, size_t xw)
+{
+	const struct resize_axis *a = &t->x;
+	size_t n = (size_t)a->n, taps = (size_t)a->taps;
+	struct ocl_buf *b;
+	int32_t *d;
+	if (t->filter == RESIZE_NEAREST)
+		return ocl_buf_const(o, a->data, sizeof(int32_t) * xw * n);
+	if (!(d = malloc(sizeof(int32_t) * xw * n))) {
+		err_set("out of memory");
+		return NULL;
+	}
+	memcpy(d, a->data, sizeof(int32_t) * 2 * n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < taps; k++)
+			d[2 * n + k * n + i] = a->data[2 * n + i * taps + k];
+	b = ocl_buf_const(o, d, sizeof(int32_t) * xw * n);
+	free(d);
+	return b;
+}
+
 static int resize_run_cl(const void *params, const struct stage_cl *c)
 {
 	(void)params;
@@ -294,7 +318,7 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 	struct resize_round rd = resize_round_for(t->filter);
 	char k1[32], k2[32];
 	int r = -1;
-	xb = ocl_buf_const(c->ocl, t->x.data, sizeof(int32_t) * xw * (size_t)t->x.n);
+	xb = resize_xbuf(c->ocl, t, xw);
 	yb = ocl_buf_const(c->ocl, t->y.data, sizeof(int32_t) * yw * (size_t)t->y.n);
 	if (!xb || !yb)
 		goto fail;
