@@ -5,6 +5,7 @@
 // bounded in count (-j) and in bytes (budget_take).
 #include "run.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "clock.h"
 #include "cost_profile.h"
@@ -57,6 +61,21 @@ static uint64_t budget_default(void)
 	    (uint64_t)rl.rlim_cur < have)
 		have = rl.rlim_cur;
 	return have / 2;
+}
+
+// The memory an image frees stays with the process for the next images. With the C
+// library's defaults each large image has memory mapped afresh and handed back when freed;
+// in a process of many threads every first touch of a fresh page is a fault taken under the
+// process's one memory map, and every unmapping stops each core the process runs on to flush
+// its TLB, so the workers wait on one another. A batch therefore takes all its memory from
+// the heap (no mapping of its own for a large block) and never trims it: the process keeps
+// at most what its images in flight held at their peak, which the budget above bounds.
+static void batch_keep_memory(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_MAX, 0);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
 }
 
 void budget_take(struct run_ctx *x, uint64_t bytes)
@@ -437,6 +456,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		verify_line(&b);
 		goto done;
 	}
+	batch_keep_memory();
 	b.order = start_order(in, n);
 	if (!b.order) {
 		err_set("out of memory");
