@@ -86,7 +86,7 @@ void cost_set_device(struct cost_model *m, const char *name, enum cost_dev_type 
 		return;
 	device_init(m, t);
 	snprintf(m->device, sizeof m->device, "%s", name);
-	m->learned = true;
+	m->learned = m->dev_learned = true;
 }
 
 struct cost_kind *cost_kind(struct cost_model *m, const char *name)
@@ -267,7 +267,7 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 		if (bytes >= 1e6 && share > 0) {
 			double s = (ms - rest) * 1e6 / bytes / share;
 			average(&m->switch_ns, s > 0 ? s : 0);
-			m->learned = true;
+			m->learned = m->dev_learned = true;
 		}
 		return;
 	}
@@ -287,13 +287,13 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 			k->dev_ns *= 1 + LEARN * (q - 1);
 	}
 	m->xfer_ns *= 1 + LEARN * (q - 1);
-	m->learned = true;
+	m->learned = m->dev_learned = true;
 }
 
 void cost_learn_open(struct cost_model *m, double ms, bool upper)
 {
 	(upper ? bound : average)(&m->open_ms, ms);
-	m->learned = true;
+	m->learned = m->dev_learned = true;
 }
 
 void cost_learn_build(struct cost_model *m, const char *name, int ch, bool from_cache, double ms,
@@ -304,7 +304,7 @@ void cost_learn_build(struct cost_model *m, const char *name, int ch, bool from_
 		(upper ? bound : average)(&m->load_ms, ms);
 	else if (p)
 		(upper ? bound : average)(&p->compile_ms, ms);
-	m->learned = true;
+	m->learned = m->dev_learned = true;
 }
 
 void cost_learn_decode(struct cost_model *m, bool jpeg, double pixels, double ms)

@@ -62,6 +62,8 @@ struct cost_model {
 	int nprog;
 	struct cost_program prog[COST_PROGRAMS];
 	bool learned;       // something was measured since cost_init or the last save
+	bool dev_learned;   // of that, something of the device: its name and any value above
+	                    // that says how it opens, builds, moves or runs (dev_ns)
 };
 
 // The built-in model for a device of type t (COST_DEV_UNKNOWN before one was opened).

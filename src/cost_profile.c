@@ -17,7 +17,8 @@
 // COST_PROFILE_MAX_DAYS days, or not of this format is not used: the model then starts
 // again from its built-in values and runs measure it anew. A line that does not parse is
 // skipped. The file is written to a temporary file and renamed into place, so concurrent
-// runs each read a whole file (the last to save wins). Like the program cache it never
+// runs each read a whole file (the last to save wins, but for the device's part: a run that
+// learned nothing of the device keeps it as the file has it then). Like the program cache it never
 // makes a run fail, and --no-cache neither reads nor writes it.
 #include "cost_profile.h"
 
@@ -116,7 +117,29 @@ void cost_profile_load(struct cost_model *m)
 		}
 	}
 	fclose(f);
-	m->learned = false;
+	m->learned = m->dev_learned = false;
+}
+
+// Copies the device's part of src (struct cost_model: which device, its programs' ident, how
+// it opens, builds, moves and runs) into m.
+static void device_part_take(struct cost_model *m, const struct cost_model *src)
+{
+	m->dev_type = src->dev_type;
+	memcpy(m->device, src->device, sizeof m->device);
+	m->ident = src->ident;
+	m->open_ms = src->open_ms;
+	m->xfer_ns = src->xfer_ns;
+	m->switch_ns = src->switch_ns;
+	m->launch_ms = src->launch_ms;
+	m->load_ms = src->load_ms;
+	m->compile_ms = src->compile_ms;
+	m->nprog = src->nprog;
+	memcpy(m->prog, src->prog, sizeof m->prog);
+	for (int i = 0; i < src->nkinds; i++) {
+		struct cost_kind *k = cost_kind(m, src->kind[i].name);
+		if (k)
+			k->dev_ns = src->kind[i].dev_ns;
+	}
 }
 
 void cost_profile_save(struct cost_model *m)
@@ -128,6 +151,16 @@ void cost_profile_save(struct cost_model *m)
 
 	if (!path || !m->learned || !(tmp = malloc(strlen(path) + 16)))
 		goto done;
+	// A run that learned nothing of the device keeps the device's part as it is kept now:
+	// another run, such as the one that builds programs in the background, may have
+	// learned it since this one loaded the model, and concurrent runs (xargs, GNU parallel)
+	// that never open the device would otherwise hand back what they loaded.
+	if (!m->dev_learned) {
+		struct cost_model now;
+		cost_profile_load(&now);
+		if (now.dev_type != COST_DEV_UNKNOWN)
+			device_part_take(m, &now);
+	}
 	sprintf(tmp, "%s.XXXXXX", path);
 	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w")))
 		goto done;
@@ -151,7 +184,7 @@ void cost_profile_save(struct cost_model *m)
 		written = false;
 	f = NULL;
 	if (written && rename(tmp, path) == 0) {
-		m->learned = false;
+		m->learned = m->dev_learned = false;
 		free(tmp);
 		tmp = NULL;
 	}

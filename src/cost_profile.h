@@ -13,8 +13,9 @@
 // The kept model, or the built-in one (cost_init) where there is none to use.
 void cost_profile_load(struct cost_model *m);
 
-// Keeps m where it learned something since it was loaded or saved. Best effort: a failure
-// leaves the kept model as it was and is not reported.
+// Keeps m where it learned something since it was loaded or saved; where it learned nothing
+// of the device, the device's part kept now stays (another run may have learned it since).
+// Best effort: a failure leaves the kept model as it was and is not reported.
 void cost_profile_save(struct cost_model *m);
 
 #endif

@@ -218,6 +218,25 @@ static void test_profile(void)
 					    fabs(cost_kind(&k, "convolve")->cpu1_ns - 0.75) < 1e-6 &&
 					    fabs(cost_build_ms(&k, "convolve", 3) - 777) < 0.1 &&
 					    !k.learned);
+	// a run that learned nothing of the device (it loaded the model before the device was
+	// known, as concurrent runs that never open it do) keeps the device's part kept since
+	cost_init(&k, COST_DEV_UNKNOWN);
+	cost_learn_cpu(&k, &(struct stage_cost){ "remap", 4e6, true }, 2, 10);
+	double remap = cost_kind(&k, "remap")->cpu_ns;
+	CHECK("profile: a CPU rate learned", k.learned && !k.dev_learned);
+	cost_profile_save(&k);
+	cost_profile_load(&k);
+	CHECK("profile: a run without the device keeps the device's part",
+	      k.dev_type == COST_DEV_CPU && !strcmp(k.device, "Test device (Test platform), 2.0") &&
+		      k.ident == m.ident && fabs(k.open_ms - m.open_ms) < 1e-3 &&
+		      fabs(cost_build_ms(&k, "convolve", 3) - 777) < 0.1 &&
+		      fabs(cost_kind(&k, "remap")->cpu_ns - remap) < 1e-5 * remap);
+	// one that learned the device hands back its own
+	cost_set_device(&k, "Other device (Test platform), 1.0", COST_DEV_GPU);
+	cost_profile_save(&k);
+	cost_profile_load(&k);
+	CHECK("profile: a run with another device keeps its own",
+	      k.dev_type == COST_DEV_GPU && !strcmp(k.device, "Other device (Test platform), 1.0"));
 	// a profile older than COST_PROFILE_MAX_DAYS, or of another climg, is not used
 	snprintf(path, sizeof path, "%s/cost-profile.txt", dir);
 	for (int t = 0; t < 2; t++) {
