@@ -171,6 +171,12 @@ int ocl_kernel_wg_max(struct ocl *o, const char *program, int ch, const char *ke
 void ocl_local_shrink(const struct ocl_limits *lim, size_t wg_max, size_t x, size_t y, size_t *lx,
                       size_t *ly);
 
+// The work-group width, want items (a power of two) or as many as the device allows, of
+// kernel `kernel` of program `program` for ch channels launched in work-groups of (width, 1)
+// (ocl_local_shrink). 0 with err set where the kernel cannot be had.
+size_t ocl_local_width(struct ocl *o, const char *program, int ch, const char *kernel,
+		       size_t want);
+
 // 1 if kernel `kernel` of program `program` for ch channels may run in work-groups of lw x
 // lh items on this device (ocl_run refuses others), 0 if not, -1 with err set where the
 // kernel cannot be had. For the kernels written for one work-group shape, so that a stage

@@ -259,6 +259,17 @@ void ocl_local_shrink(const struct ocl_limits *lim, size_t wg_max, size_t x, siz
 	*ly = y;
 }
 
+size_t ocl_local_width(struct ocl *o, const char *program, int ch, const char *kernel,
+		       size_t want)
+{
+	struct ocl_limits lim = ocl_get_limits(o);
+	size_t wg, lw, lh;
+	if (ocl_kernel_wg_max(o, program, ch, kernel, &wg) < 0)
+		return 0;
+	ocl_local_shrink(&lim, wg, want, 1, &lw, &lh);
+	return lw;
+}
+
 int ocl_kernel_fits(struct ocl *o, const char *program, int ch, const char *kernel, size_t lw,
                     size_t lh)
 {

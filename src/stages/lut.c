@@ -63,17 +63,15 @@ void lut_cost(const void *params, const struct geom *in, const struct stage_plan
 
 int lut_run_cl(const struct stage_cl *c, const char *program, struct ocl_buf *lut)
 {
-	size_t n = geom_bytes(&c->gin), wg, lw, lh;
-	struct ocl_limits lim = ocl_get_limits(c->ocl);
+	size_t n = geom_bytes(&c->gin), lw;
 	char kernel[64];
 	snprintf(kernel, sizeof kernel, "lut_c%d", c->gin.ch);
 	if (ocl_cpu_kernels(c->ocl))
 		return ocl_run(c->ocl, program, c->gin.ch, kernel, up_div(n, LUT_CPU_CHUNK), 1, 1, 1,
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_LONG(n),
 						   OCL_BUF(lut), OCL_UINT(LUT_CPU_CHUNK), OCL_END });
-	if (ocl_kernel_wg_max(c->ocl, program, c->gin.ch, kernel, &wg) < 0)
+	if (!(lw = ocl_local_width(c->ocl, program, c->gin.ch, kernel, LUT_GPU_LOCAL)))
 		return -1;
-	ocl_local_shrink(&lim, wg, LUT_GPU_LOCAL, 1, &lw, &lh);
 	return ocl_run(c->ocl, program, c->gin.ch, kernel,
 		       up_div(n / 16 + 1, lw * LUT_GPU_VECS) * lw, 1, lw, 1,
 		       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_LONG(n),

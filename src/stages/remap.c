@@ -150,18 +150,6 @@ static size_t rows_gpu_items(size_t nb, size_t u)
 	return nb / u + 2;
 }
 
-// The GPU's row kernels' work-group: REMAP_ROWS_GPU_LOCAL items, or as many as the device
-// allows. 0 with err set where the kernel cannot be had.
-static size_t rows_gpu_local(const struct stage_cl *c, const char *program, const char *kernel)
-{
-	struct ocl_limits lim = ocl_get_limits(c->ocl);
-	size_t wg, lw, lh;
-	if (ocl_kernel_wg_max(c->ocl, program, c->gin.ch, kernel, &wg) < 0)
-		return 0;
-	ocl_local_shrink(&lim, wg, REMAP_ROWS_GPU_LOCAL, 1, &lw, &lh);
-	return lw;
-}
-
 int remap_rows_run_cl(const struct stage_cl *c, const char *program, const char *kernel,
 		      int64_t first, int64_t step)
 {
@@ -173,7 +161,7 @@ int remap_rows_run_cl(const struct stage_cl *c, const char *program, const char 
 						   OCL_INT(c->gout.h), OCL_LONG(first),
 						   OCL_LONG(step), OCL_INT(REMAP_ROWS_CPU_CHUNK),
 						   OCL_END });
-	size_t lw = rows_gpu_local(c, program, kernel);
+	size_t lw = ocl_local_width(c->ocl, program, c->gin.ch, kernel, REMAP_ROWS_GPU_LOCAL);
 	if (!lw)
 		return -1;
 	return ocl_run(c->ocl, program, c->gin.ch, kernel, rows_gpu_items(nb, 16), (size_t)c->gout.h,
@@ -195,7 +183,7 @@ int remap_flop_run_cl(const struct stage_cl *c, const char *program)
 						   OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 						   OCL_INT(chunk), OCL_END });
 	}
-	size_t lw = rows_gpu_local(c, program, kernel);
+	size_t lw = ocl_local_width(c->ocl, program, c->gin.ch, kernel, REMAP_ROWS_GPU_LOCAL);
 	if (!lw)
 		return -1;
 	return ocl_run(c->ocl, program, c->gin.ch, kernel,

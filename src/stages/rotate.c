@@ -390,11 +390,9 @@ static int rotate_run_cl(const void *params, const struct stage_cl *c)
 	const bool rows = ch > 1 && W % 4 == 0;
 	const size_t groups = ch == 1 ? n / 16 : rows ? (size_t)W / 4 : n / 4;
 	const size_t items = up_div(groups, 4) + (groups == 0); // item 0 copies the last pixels too
-	struct ocl_limits lim = ocl_get_limits(c->ocl);
-	size_t wg, lw, lh;
-	if (ocl_kernel_wg_max(c->ocl, "rotate", ch, name[rows][ch], &wg) < 0)
+	const size_t lw = ocl_local_width(c->ocl, "rotate", ch, name[rows][ch], 256);
+	if (!lw)
 		return -1;
-	ocl_local_shrink(&lim, wg, 256, 1, &lw, &lh);
 	return ocl_run(c->ocl, "rotate", ch, name[rows][ch], up_div(items, lw) * lw,
 		       rows ? (size_t)H : 1, lw, 1, args);
 }
