@@ -138,10 +138,12 @@ int remap_run_cl(const struct stage_cl *c, const char *program, const char *name
 
 // On a CPU device a work-item moves a large piece of a row (REMAP_ROWS: bytes; REMAP_FLOP:
 // pixels, a multiple of 16), each work-item a work-group; on a GPU an aligned piece of the
-// output (REMAP_ROWS: 16 bytes, REMAP_FLOP: 4), in work-groups of REMAP_ROWS_GPU_LOCAL items
-// along the row (kernels/remap.clh).
+// output (REMAP_ROWS: 16 bytes, REMAP_FLOP: 4; REMAP_FLOP_BLOCKS, where W is a multiple of
+// 16: 16 pixels), in work-groups of REMAP_ROWS_GPU_LOCAL items along the row
+// (kernels/remap.clh).
 #define REMAP_ROWS_CPU_CHUNK 16384
 #define REMAP_ROWS_GPU_LOCAL 256
+#define REMAP_FLOP_GPU_LOCAL 256 // REMAP_FLOP_LOCAL, kernels/remap.clh
 
 // The global width of the GPU's row kernels for rows of nb bytes in pieces of u: a piece of
 // the output an item, one more for a row that does not start on a piece.
@@ -182,6 +184,16 @@ int remap_flop_run_cl(const struct stage_cl *c, const char *program)
 			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
 						   OCL_INT(c->gin.w), OCL_INT(c->gin.h),
 						   OCL_INT(chunk), OCL_END });
+	}
+	if (c->gin.w % 16 == 0) { // whole aligned runs of 16 pixels (kernels/remap.clh)
+		strcat(kernel, "_blocks");
+		size_t lw = ocl_local_width(c->ocl, program, c->gin.ch, kernel, REMAP_FLOP_GPU_LOCAL);
+		if (!lw)
+			return -1;
+		return ocl_run(c->ocl, program, c->gin.ch, kernel,
+			       (size_t)c->gin.w / 16, (size_t)c->gin.h, lw, 1,
+			       (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out),
+						   OCL_INT(c->gin.w), OCL_INT(c->gin.h), OCL_END });
 	}
 	size_t lw = ocl_local_width(c->ocl, program, c->gin.ch, kernel, REMAP_ROWS_GPU_LOCAL);
 	if (!lw)
