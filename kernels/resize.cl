@@ -34,7 +34,7 @@ __kernel void resize_nearest_c##CH(__global const uchar *in, __global uchar *out
 // Global (Wo, H).
 #define RESIZE_H(CH)                                                                     \
 __kernel void resize_h_c##CH(__global const uchar *in, __global ushort *tmp, int W, int H, \
-			     int Wo, __global const int *xt, int taps, int s1, int r1,    \
+			     int Wo, __global const int *xt, int s1, int r1,              \
 			     int m1, int premul)                                          \
 {                                                                                       \
 	int x = get_global_id(0), y = get_global_id(1);                                 \

@@ -338,8 +338,8 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 	if (ocl_run(c->ocl, "resize", ch, k1, (size_t)c->gout.w, (size_t)c->gin.h, 0, 0,
 		    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(tmp), OCL_INT(c->gin.w),
 					OCL_INT(c->gin.h), OCL_INT(c->gout.w), OCL_BUF(xb),
-					OCL_INT(t->x.taps), OCL_INT(rd.s1), OCL_INT(rd.r1),
-					OCL_INT(rd.m1), OCL_INT(resize_premul(t)), OCL_END }) < 0)
+					OCL_INT(rd.s1), OCL_INT(rd.r1), OCL_INT(rd.m1),
+					OCL_INT(resize_premul(t)), OCL_END }) < 0)
 		goto fail;
 	r = ocl_run(c->ocl, "resize", ch, k2, (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
 		    (struct ocl_arg[]){ OCL_BUF(tmp), OCL_BUF(c->out), OCL_INT(c->gout.w),
