@@ -14,8 +14,11 @@
 # shell loops, by far the slowest, once). The
 # codec limit is what decoding and encoding alone allow on all cores: cores / (decode +
 # encode seconds of one image on one thread), averaged over the folder's mix, measured with
-# `climg --cpu --time=json` under CLIMG_THREADS=1. The table gives each contender's images/s,
-# its ratio to the climg batch (< 1: slower) and the climg batch's share of the codec limit.
+# `climg --cpu --time=json` under CLIMG_THREADS=1. What all cores reach at once is less (they
+# share the memory and the caches), so the codecs are also timed alone on all cores: one
+# `climg --cpu` for the whole folder without a stage (decode and encode only), BENCH_RUNS
+# times, the median. The table gives each contender's images/s, its ratio to the climg batch
+# (< 1: slower) and the climg batches' shares of the codec limit and of the codecs alone.
 # Every climg contender's outputs are compared byte for byte with the batch's.
 #
 #   sh tools/bench-batch.sh           (or `make bench-batch`)
@@ -129,10 +132,26 @@ run() {
 	awk -v a="$_t0" -v b="$_t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
 
-echo "| chain | contender | images/s | vs climg batch | share of the codec limit |"
-echo "|---|---|---:|---:|---:|"
+# codecs_alone EXT: images/s of decoding and encoding alone, one process on all cores
+codecs_alone() {
+	: >"$D/t-codecs"
+	_r=0
+	while [ $_r -lt "$RUNS" ]; do
+		_r=$((_r + 1))
+		rm -rf "$D/codecs"
+		mkdir -p "$D/codecs"
+		_t0=$(now)
+		"$CLIMG" -q --cpu "$D/in" -o "$D/codecs/%n.$1"
+		awk -v a="$_t0" -v b="$(now)" 'BEGIN { printf "%.4f\n", b - a }' >>"$D/t-codecs"
+	done
+	awk -v n="$N" -v m="$(median <"$D/t-codecs")" 'BEGIN { printf "%.2f", n / m }'
+}
+
+echo "| chain | contender | images/s | vs climg batch | share of the codec limit | share of the codecs alone |"
+echo "|---|---|---:|---:|---:|---:|"
 for ch in $CHAINS; do
 	limit=$(limit_of "$(ext_of "$ch")")
+	alone=$(codecs_alone "$(ext_of "$ch")")
 	list=$(contenders "$ch")
 	r=0
 	while [ $r -lt "$RUNS" ]; do
@@ -154,12 +173,15 @@ for ch in $CHAINS; do
 	for c in $list; do
 		m=$(median <"$D/t-$ch-$c")
 		awk -v ch="$ch ($(chain_of "$ch") -> $(ext_of "$ch"))" -v c="$c" -v n="$N" -v m="$m" \
-			-v base="$base" -v limit="$limit" 'BEGIN {
+			-v base="$base" -v limit="$limit" -v alone="$alone" 'BEGIN {
 			ips = n / m
-			share = (c == "climg" || c == "climg-cpu") ? sprintf("%.0f%%", 100 * ips / limit) : ""
-			printf "| %s | %s | %.2f | %.2f | %s |\n", ch, c, ips, base / m, share }'
+			ours = c == "climg" || c == "climg-cpu"
+			share = ours ? sprintf("%.0f%%", 100 * ips / limit) : ""
+			sharea = ours ? sprintf("%.0f%%", 100 * ips / alone) : ""
+			printf "| %s | %s | %.2f | %.2f | %s | %s |\n", ch, c, ips, base / m, share, sharea }'
 	done
-	echo "| $ch | codec limit ($CORES cores) | $limit | | |"
+	echo "| $ch | codec limit ($CORES cores) | $limit | | | |"
+	echo "| $ch | codecs alone ($CORES cores at once) | $alone | | | |"
 done
 echo
 echo "$N files ($SMALL at 1600x1125, $LARGE at 6028x3391, JPEG quality 90); $CORES cores;" \
