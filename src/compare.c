@@ -394,7 +394,7 @@ int cmp_load(const char *path, const struct io_limits *lim, struct img *im)
 	if (!rd)
 		return -1;
 	g = img_reader_geom(rd);
-	*im = (struct img){ g.w, g.h, g.ch, page_alloc(geom_bytes(&g)) };
+	*im = (struct img){ g.w, g.h, g.ch, page_alloc(geom_bytes(&g) + img_reader_slack(rd)) };
 	if (!im->data) {
 		img_reader_close(rd);
 		return err_set("%s: out of memory for a %dx%d image", path, g.w, g.h);

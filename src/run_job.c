@@ -303,7 +303,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 			goto fail;
 		tm.run.stage_ms = tm.stage_ms;
 	}
-	in = (struct img){ g.w, g.h, g.ch, image_alloc(geom_bytes(&g)) };
+	in = (struct img){ g.w, g.h, g.ch, image_alloc(geom_bytes(&g) + img_reader_slack(rd)) };
 	if (!in.data) {
 		err_set("out of memory for a %dx%d image", g.w, g.h);
 		goto fail;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // C checks of the codec internals in src/io: the segment DEFLATE encoder (every stream
 // it writes is inflated by zlib and by libdeflate and compared), the Huffman length
-// limit, and the PNG row filters (the SSE2 versions against the plain C specification,
-// and hand-computed residuals). Prints one "PASS name" or "FAIL name: ..." line per
+// limit, the PNG row filters (the SSE2 versions against the plain C specification,
+// and hand-computed residuals) and PNG decoding without libpng's row loop (every filter
+// type, IDAT splits, and the files it must leave to libpng). Prints one "PASS name" or "FAIL name: ..." line per
 // check; tests/t-codec.sh counts them. JPEG output in strips is compared byte for byte
 // with libjpeg's own single-threaded encoding with restart markers. Usage: codec SCRATCHDIR
 #include <libdeflate.h>
@@ -15,6 +16,7 @@
 #include <jpeglib.h>
 
 #include "../src/err.h"
+#include "../src/io/codec.h"
 #include "../src/io/deflate.h"
 #include "../src/io/io.h"
 #include "../src/io/pngfilter.h"
@@ -204,6 +206,164 @@ done:
 	free(z);
 	free(z2);
 	free(back);
+}
+
+// ---- PNG decoding without libpng's row loop (src/io/png_fast.c) ----------------------------
+
+// Appends a chunk of type t with n bytes of data at buf + *len.
+static void png_chunk(uint8_t *buf, size_t *len, const char *t, const uint8_t *data, size_t n)
+{
+	uint8_t *p = buf + *len;
+	uint32_t c;
+
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(n >> (24 - 8 * i));
+	memcpy(p + 4, t, 4);
+	if (n)
+		memcpy(p + 8, data, n);
+	c = (uint32_t)crc32(0, p + 4, (uInt)n + 4);
+	for (int i = 0; i < 4; i++)
+		p[8 + n + i] = (uint8_t)(c >> (24 - 8 * i));
+	*len += 12 + n;
+}
+
+// A PNG file of im (8-bit, not interlaced): row y filtered with type mode (0-4), type y % 5
+// (mode 5) or the adaptive choice (6); bad_type (> 4) written as row 1's type where not 0;
+// the zlib stream, cut short by `cut` bytes, in IDAT chunks of `piece` bytes. Malloc'ed.
+static uint8_t *png_make(const struct img *im, int mode, int bad_type, size_t cut, size_t piece,
+			 size_t *len)
+{
+	static const uint8_t type_of[5] = { 0, 0, 4, 2, 6 };
+	size_t n = (size_t)im->w * (size_t)im->ch, raw_n = (size_t)im->h * (n + 1);
+	uLongf zn = compressBound((uLong)raw_n);
+	uint8_t *raw = malloc(raw_n), *zero = calloc(n + 1, 1), *z = malloc(zn);
+	uint8_t *file = malloc(zn + 12 * (zn / piece + 1) + 64), ihdr[13];
+
+	for (int y = 0; y < im->h; y++) {
+		const uint8_t *cur = im->data + (size_t)y * n, *prev = y ? cur - n : zero;
+		uint8_t *out = raw + (size_t)y * (n + 1);
+		if (mode == 6)
+			pngf_adaptive(cur, prev, out, n, (size_t)im->ch);
+		else
+			pngf_row_ref(mode == 5 ? y % 5 : mode, cur, prev, out, n, (size_t)im->ch);
+		if (bad_type && y == 1)
+			out[0] = (uint8_t)bad_type;
+	}
+	compress2(z, &zn, raw, (uLong)raw_n, 6);
+	zn -= cut < zn ? cut : 0;
+	memcpy(file, "\x89PNG\r\n\x1a\n", 8);
+	*len = 8;
+	for (int i = 0; i < 4; i++) {
+		ihdr[i] = (uint8_t)((uint32_t)im->w >> (24 - 8 * i));
+		ihdr[4 + i] = (uint8_t)((uint32_t)im->h >> (24 - 8 * i));
+	}
+	memcpy(ihdr + 8, (uint8_t[]){ 8, type_of[im->ch], 0, 0, 0 }, 5);
+	png_chunk(file, len, "IHDR", ihdr, 13);
+	for (size_t at = 0; at < zn; at += piece)
+		png_chunk(file, len, "IDAT", z + at, zn - at < piece ? zn - at : piece);
+	png_chunk(file, len, "IEND", NULL, 0);
+	free(raw);
+	free(zero);
+	free(z);
+	return file;
+}
+
+// Decodes file through a reader (the fast path where it may, else libpng) into got, which
+// has room for the slack. 0, or -1 with err set.
+static int png_read(const uint8_t *file, size_t len, const struct img *im, uint8_t *got)
+{
+	struct io_limits lim = { (uint64_t)1 << 30, (uint64_t)1 << 30 };
+	struct img_reader *r = img_reader_open_mem("t.png", file, len, &lim);
+	int rc = -1;
+
+	if (r && img_reader_slack(r) == (size_t)im->h)
+		rc = img_reader_decode(r, got);
+	else if (r)
+		err_set("slack %zu, not one byte a row", img_reader_slack(r));
+	img_reader_close(r);
+	return rc;
+}
+
+static void test_png_fast(void)
+{
+	static const int sizes[][2] = { { 1, 1 }, { 5, 3 }, { 17, 9 }, { 64, 33 }, { 301, 7 } };
+	static const size_t pieces[] = { (size_t)1 << 30, 7, 1000 };
+	char name[160];
+
+	for (int ch = 1; ch <= 4; ch++) {
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			struct img im = { sizes[k][0], sizes[k][1], ch, NULL };
+			size_t bytes = img_bytes(&im), slack = (size_t)im.h;
+			int bad = 0, fast_bad = 0;
+
+			im.data = malloc(bytes);
+			uint8_t *got = malloc(bytes + slack);
+			fill(im.data, bytes / 2, D_RANDOM); // every branch of Paeth
+			fill(im.data + bytes / 2, bytes - bytes / 2, D_SMOOTH);
+			for (int mode = 0; mode <= 6; mode++) {
+				for (size_t p = 0; p < sizeof pieces / sizeof pieces[0]; p++) {
+					size_t len;
+					uint8_t *file = png_make(&im, mode, 0, 0, pieces[p], &len);
+					memset(got, 0xa5, bytes + slack);
+					bad += png_read(file, len, &im, got) != 0 ||
+					       memcmp(got, im.data, bytes) != 0;
+					// the fast path itself, not libpng after it gave up
+					memset(got, 0xa5, bytes + slack);
+					fast_bad += io_png_fast(file, len, (uint32_t)im.w, (uint32_t)im.h,
+								ch, got) != 0 ||
+						    memcmp(got, im.data, bytes) != 0;
+					free(file);
+				}
+			}
+			snprintf(name, sizeof name,
+				 "png decode %dx%dx%d: every filter type, one IDAT or many: the pixels",
+				 im.w, im.h, ch);
+			CHECK(name, bad == 0);
+			snprintf(name, sizeof name,
+				 "png decode %dx%dx%d: io_png_fast decodes each itself", im.w, im.h, ch);
+			CHECK(name, fast_bad == 0);
+			free(im.data);
+			free(got);
+		}
+	}
+
+	// What the specification does not allow: io_png_fast gives up and leaves the file's
+	// bytes as they were; the reader then fails as libpng does.
+	struct img im = { 17, 9, 3, NULL };
+	size_t bytes = img_bytes(&im);
+	uint8_t *got = malloc(bytes + (size_t)im.h);
+	im.data = malloc(bytes);
+	fill(im.data, bytes, D_RANDOM);
+	static const struct {
+		const char *what;
+		int bad_type;
+		size_t cut;
+		int flip; // a byte of the second IDAT's data flipped: its CRC is wrong
+	} bad[] = {
+		{ "a row of filter type 5", 5, 0, 0 },
+		{ "a row of filter type 255", 255, 0, 0 },
+		{ "the zlib stream cut short by 9 bytes", 0, 9, 0 },
+		{ "the zlib stream without its Adler-32", 0, 4, 0 },
+		{ "an IDAT whose CRC is wrong", 0, 0, 1 },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		size_t len;
+		uint8_t *file = png_make(&im, 5, bad[i].bad_type, bad[i].cut, 100, &len), *copy;
+		if (bad[i].flip)
+			file[8 + 25 + 12 + 100 + 8 + 3] ^= 0x10;
+		copy = malloc(len);
+		memcpy(copy, file, len);
+		snprintf(name, sizeof name, "png decode, %s: io_png_fast gives up, the bytes as they were",
+			 bad[i].what);
+		CHECK(name, io_png_fast(copy, len, 17, 9, 3, got) == 1 && memcmp(copy, file, len) == 0);
+		snprintf(name, sizeof name, "png decode, %s: the reader fails, as libpng does",
+			 bad[i].what);
+		CHECK(name, png_read(file, len, &im, got) != 0);
+		free(copy);
+		free(file);
+	}
+	free(im.data);
+	free(got);
 }
 
 // ---- PNG filters ---------------------------------------------------------------------
@@ -523,6 +683,7 @@ int main(int argc, char **argv)
 	setenv("CLIMG_THREADS", "4", 1); // for every check: par_threads() reads it once
 	test_deflate();
 	test_filters();
+	test_png_fast();
 	test_jpeg_strips(argv[1]);
 	test_jpeg_decode_strips();
 	return failures ? 1 : 0;

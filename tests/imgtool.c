@@ -256,7 +256,7 @@ static int load(const char *path, struct img *im, enum img_format *fmt)
 	im->w = g.w;
 	im->h = g.h;
 	im->ch = g.ch;
-	im->data = malloc(geom_bytes(&g));
+	im->data = malloc(geom_bytes(&g) + img_reader_slack(r));
 	if (!im->data) {
 		img_reader_close(r);
 		return err_set("%s: out of memory", path);

@@ -92,6 +92,39 @@ check "codec: level 6 is no larger than level 1" \
 check "codec: level 9 is no larger than level 6" \
 	test "$(cd_size "$cd_d/s9.png")" -le "$(cd_size "$cd_d/s6.png")"
 
+# ---- PNG decoding against another writer ----------------------------------------------
+# Pillow's own encoder (its filters, its zlib stream in 64 KiB IDAT chunks) writes random
+# and smooth pixels in each colour type; climg's reader (src/io/png_fast.c for these) must
+# give them back exactly. A 16-bit PNG, which libpng decodes, alongside.
+if need_python "the PNG decoding checks against Pillow" PIL numpy; then
+	for cd_m in L LA RGB RGBA I16; do
+		"$PYTHON" - "$cd_m" "$cd_d/pil.png" "$cd_d/pil.txt" <<'EOF_PY'
+import sys
+import numpy as np
+from PIL import Image
+m, png, txt = sys.argv[1:4]
+ch = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4, "I16": 1}[m]
+rng = np.random.default_rng(7)
+h, w = 97, 301
+a = rng.integers(0, 65536 if m == "I16" else 256, (h, w, ch), dtype=np.uint16)
+a[h // 2:] = (np.arange(w)[None, :, None] * 3 + np.arange(h - h // 2)[:, None, None] * 5
+              + np.arange(ch)) % 256
+if m == "I16":
+    Image.fromarray(a[:, :, 0]).save(png)  # 16-bit grey
+    want = (a.astype(np.uint32) * 255 + 32767) // 65535  # png_set_scale_16
+else:
+    a = a.astype(np.uint8)
+    Image.fromarray(a[:, :, 0] if ch == 1 else a, m).save(png)
+    want = a
+with open(txt, "w") as f:
+    for row in want:
+        f.write(" ".join(",".join(str(int(v)) for v in px) for px in row) + "\n")
+EOF_PY
+		"$IMGTOOL" dump "$cd_d/pil.png" >"$cd_d/pil-got.txt" 2>&1
+		check "codec: climg reads Pillow's $cd_m png" cmp -s "$cd_d/pil.txt" "$cd_d/pil-got.txt"
+	done
+fi
+
 # ---- the command line ------------------------------------------------------------------
 "$IMGTOOL" make 61 43 3 photo:2 "$cd_d/in.png"
 for cd_l in 0 5 9; do

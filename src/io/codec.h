@@ -23,10 +23,17 @@ struct img_reader {
 	struct io_limits lim;
 	int done;    // decode was called (data and state are gone)
 	int strips;  // strips decode ran in on separate threads (1: in one piece)
+	size_t slack; // bytes past the image decode may use in dst (img_reader_slack)
 	void *state; // per-format decoder state
 	int (*decode)(struct img_reader *r, uint8_t *dst);
 	void (*release)(struct img_reader *r);
 };
+
+// The image data of the PNG file data (size bytes, as read into a reader: it is changed
+// and put back), w x h pixels of ch 8-bit channels, not interlaced, no palette or tRNS,
+// decoded into dst, which has room for h * (w * ch + 1) bytes. 0, or 1 where it was not
+// (data is then as it was and libpng is to decode it). In png_fast.c.
+int io_png_fast(uint8_t *data, size_t size, uint32_t w, uint32_t h, int ch, uint8_t *dst);
 
 // Checks a header's geometry against IMG_MAX_SIDE and r->lim, naming the limit in the
 // message; zero sizes are refused too. Sets r->g on success. 0 / -1 with err set. In geom.c,

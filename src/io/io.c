@@ -255,6 +255,11 @@ enum img_format img_reader_format(const struct img_reader *r)
 	return r->fmt;
 }
 
+size_t img_reader_slack(const struct img_reader *r)
+{
+	return r->slack;
+}
+
 int img_reader_strips(const struct img_reader *r)
 {
 	return r->strips;

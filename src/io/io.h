@@ -37,7 +37,12 @@ struct geom img_reader_geom(const struct img_reader *r);
 // The input's format.
 enum img_format img_reader_format(const struct img_reader *r);
 
-// Decodes the pixels into dst, which holds geom_bytes(img_reader_geom(r)) bytes. Once
+// Bytes past the image that img_reader_decode may use in dst as room to work in: PNG's
+// filter bytes, one a row (src/io/png_fast.c); 0 for the other formats.
+size_t img_reader_slack(const struct img_reader *r);
+
+// Decodes the pixels into dst, which holds geom_bytes(img_reader_geom(r)) +
+// img_reader_slack(r) bytes; only the image's bytes are its result. Once
 // only: it frees the input bytes and the decoder whether it succeeds or not. A truncated
 // or corrupt file is an error (never an image with holes); bytes after the end of the
 // image (PNG's IEND, JPEG's EOI, the BMP or PNM pixel data) are ignored.

@@ -9,6 +9,7 @@
 // output is written by png_write.c.
 #include <png.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,7 @@ struct png_state {
 	png_infop info;
 	size_t pos;      // read position in the reader's data
 	png_bytepp rows; // row pointers into dst while decoding
+	bool fast;       // io_png_fast may decode it (see io_png_open)
 	struct png_msg msg;
 	struct img_reader *r;
 };
@@ -91,6 +93,9 @@ static int png_decode(struct img_reader *r, uint8_t *dst)
 	size_t stride = (size_t)r->g.w * (size_t)r->g.ch;
 	int y;
 
+	if (s->fast && io_png_fast(r->data, r->size, (uint32_t)r->g.w, (uint32_t)r->g.h, r->g.ch,
+				   dst) == 0)
+		return 0;
 	s->rows = malloc((size_t)r->g.h * sizeof(*s->rows));
 	if (!s->rows)
 		return err_set("%s: out of memory", r->name);
@@ -183,5 +188,10 @@ int io_png_open(struct img_reader *r)
 		return -1;
 	if (png_get_rowbytes(s->png, s->info) != (size_t)w * (size_t)ch)
 		return err_set("%s: png: unexpected row size after conversion", r->name);
+	// Samples as they are stored need no conversion: png_fast.c decodes those, in room of
+	// one byte a row past the image.
+	s->fast = depth == 8 && interlace == PNG_INTERLACE_NONE && type != PNG_COLOR_TYPE_PALETTE &&
+		  !png_get_valid(s->png, s->info, PNG_INFO_tRNS);
+	r->slack = s->fast ? h : 0;
 	return png_meta(r, s);
 }

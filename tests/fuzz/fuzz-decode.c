@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	img_meta_free(&m);
 	fmt = img_reader_format(r);
-	px = malloc(geom_bytes(&g));
+	px = malloc(geom_bytes(&g) + img_reader_slack(r));
 	if (px) {
 		if (img_reader_decode(r, px) < 0)
 			FUZZ_ASSERT(*err_msg() && !strchr(err_msg(), '\n'));
