@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "pngfilter.h"
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -84,12 +85,6 @@ static void idats_split(uint8_t *data, const struct idats *c)
 	}
 }
 
-static inline uint8_t paeth(int a, int b, int c)
-{
-	int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
-	return (uint8_t)(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-}
-
 // Row y of the inflated data, its filter type t and n bytes in s, unfiltered into d (prev:
 // the row above, already unfiltered; NULL on the first row). d lies before s in the same
 // memory (y + 1 bytes before): each byte is read before any write reaches it. 0, or 1 for a
@@ -120,7 +115,7 @@ static int unfilter(int t, const uint8_t *s, uint8_t *d, const uint8_t *prev, si
 		for (i = 0; i < n; i++) {
 			int a = i >= bpp ? d[i - bpp] : 0, b = prev ? prev[i] : 0;
 			int c = prev && i >= bpp ? prev[i - bpp] : 0;
-			d[i] = (uint8_t)(s[i] + paeth(a, b, c));
+			d[i] = (uint8_t)(s[i] + pngf_paeth(a, b, c));
 		}
 		return 0;
 	}

@@ -12,12 +12,6 @@
 #define PNGF_SSE2 1
 #endif
 
-static inline int paeth(int a, int b, int c)
-{
-	int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
-
-	return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
 
 static inline unsigned mag(unsigned r)
 {
@@ -33,7 +27,7 @@ static inline uint8_t residual(int t, int x, int a, int b, int c)
 	case PNGF_SUB: return (uint8_t)(x - a);
 	case PNGF_UP: return (uint8_t)(x - b);
 	case PNGF_AVG: return (uint8_t)(x - ((a + b) >> 1));
-	default: return (uint8_t)(x - paeth(a, b, c));
+	default: return (uint8_t)(x - pngf_paeth(a, b, c));
 	}
 }
 

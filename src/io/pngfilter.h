@@ -14,9 +14,18 @@
 #define CLIMG_IO_PNGFILTER_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 enum { PNGF_NONE, PNGF_SUB, PNGF_UP, PNGF_AVG, PNGF_PAETH, PNGF_TYPES };
+
+// Paeth's predictor P of x from a, b and c (above).
+static inline int pngf_paeth(int a, int b, int c)
+{
+	int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+
+	return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
 
 // Writes the filter type t to out[0] and the residuals of the row cur (n bytes; prev is
 // the row above, all zeros for the first row) to out[1 .. n].
