@@ -97,15 +97,6 @@ void budget_give(struct run_ctx *x, uint64_t bytes)
 	pthread_mutex_unlock(&x->budget_mu);
 }
 
-bool run_alone(struct run_ctx *x)
-{
-	bool alone;
-	pthread_mutex_lock(&x->budget_mu);
-	alone = x->in_flight <= 1;
-	pthread_mutex_unlock(&x->budget_mu);
-	return alone;
-}
-
 void share_now(struct run_ctx *x)
 {
 	int active;

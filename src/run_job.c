@@ -73,10 +73,11 @@ static void decode_start(struct decode_job *j, struct img_reader *rd, void *dst)
 // zero-copy device, the memory the stages will write. It stops as soon as the decoder has
 // ended: from then on the run waits for nothing. Only a hint: where the kernel does not have
 // it, nothing is made present.
-// Only an image alone in flight does it: populating holds the process's one memory map for
-// long stretches, and with other images in flight every allocation and page fault of theirs
-// waits behind it, while the cores it would use are busy with those images anyway (a batch
-// took a third longer on 16 cores; docs/BENCHMARKS.md, "Batches").
+// Only a run of one image does it: populating holds the process's one memory map for long
+// stretches, and in a batch every allocation and page fault of the other images waits
+// behind it, while the cores it would use are busy with those images anyway (a batch took a
+// third longer on 16 cores; docs/BENCHMARKS.md, "Batches"); nor does a batch's memory then
+// depend on when its images happen to run alone.
 #define POPULATE_CHUNK ((size_t)8 << 20)
 
 // Makes p .. p + bytes present, a chunk at a time, until the decoder j has ended. False
@@ -332,7 +333,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	// While the input still decodes: its memory made present ahead of the decoder, then,
 	// for the CPU path or a zero-copy device, the memory the stages will write. Not having
 	// that memory yet is no error: the run then makes its own, or says why it cannot.
-	if (!dev_failed && dec.started && run_alone(x) &&
+	if (!dev_failed && dec.started && x->single &&
 	    populate_while_decoding(&dec, in.data, geom_bytes(&g)) &&
 	    (!jd.dev || pipeline_zero_copy(jd.dev)) && !o->verify) {
 		if (pipeline_mem_alloc(&plan, jd.dev, &mem) == 0 &&

@@ -55,9 +55,6 @@ void share_now(struct run_ctx *x);
 void budget_take(struct run_ctx *x, uint64_t bytes);
 void budget_give(struct run_ctx *x, uint64_t bytes);
 
-// Whether the calling thread's image is the only one in flight now (run.c).
-bool run_alone(struct run_ctx *x);
-
 // A file a stage writes from its side output (a histogram's CSV or plot).
 struct side_out {
 	int stage;             // its stage's index in the chain

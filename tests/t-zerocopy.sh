@@ -128,9 +128,9 @@ else
 fi
 
 # A large JPEG: decoding it outlasts opening PoCL, so the stages' memory and the decoder's
-# are made present meanwhile (populate_while_decoding in src/run_job.c, for an image alone in flight), on the device and
-# with --cpu; through one and two image-writing stages (one block, then both) the device
-# gives the CPU path's bytes.
+# are made present meanwhile (populate_while_decoding in src/run_job.c, in a run of one
+# image), on the device and with --cpu; through one and two image-writing stages (one block,
+# then both) the device gives the CPU path's bytes.
 "$IMGTOOL" make 4001 3001 3 noise:29 "$D/big.png"
 "$IMGTOOL" -q 90 convert "$D/big.png" "$D/big.jpg"
 for chain in "rotate:90" "rotate:90 grey"; do
