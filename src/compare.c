@@ -149,6 +149,11 @@ static void cmp_task(void *ctx, int task, int worker)
 		const uint8_t *pb = j->b->data + (size_t)y * (size_t)a->w * (size_t)ch;
 		bool some = row_ignored_somewhere(j->o, y);
 		uint64_t sa[4] = { 0 }, sq[4] = { 0 };
+		// An equal row adds its pixels to the count and nothing to the sums or maxima.
+		if (!some && memcmp(pa, pb, (size_t)a->w * (size_t)ch) == 0) {
+			p->compared += (uint64_t)a->w;
+			continue;
+		}
 		for (int x = 0; x < a->w; x++, pa += ch, pb += ch) {
 			int dmax = 0;
 			if (some && ignored(j->o, x, y))
