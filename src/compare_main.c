@@ -16,6 +16,7 @@
 
 #include "compare.h"
 #include "err.h"
+#include "help.h"
 #include "run_dev.h"
 #include "suggest.h"
 
@@ -95,7 +96,7 @@ struct cmd {
 	const char *pos[2];
 	int npos;
 	const char *device; // --device, -d or CLIMG_DEVICE; NULL: automatic
-	bool cpu, verify;
+	bool cpu, verify, help;
 };
 
 // Parses argv into c. 0, or CMP_USAGE after printing the error.
@@ -116,6 +117,10 @@ static int parse(int argc, char **argv, struct cmd *c)
 		}
 		if (!strcmp(a, "--")) {
 			only_pos = true;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			c->help = true;
 			continue;
 		}
 		if (!strcmp(a, "--json")) {
@@ -139,7 +144,7 @@ static int parse(int argc, char **argv, struct cmd *c)
 		    strcmp(name, "--diff") && strcmp(name, "--device") && strcmp(name, "-d")) {
 			static const char *const opts[] = { "--tolerance", "--allow", "--ignore",
 							    "--diff", "--device", "--cpu", "--verify",
-							    "--json", "--quiet", NULL };
+							    "--json", "--quiet", "--help", NULL };
 			const char *near = suggest(name, opts);
 			fprintf(stderr, "climg: compare: unknown option '%s'%s%s%s\ntry 'climg --help'\n",
 				a, near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
@@ -185,6 +190,10 @@ int compare_main(int argc, char **argv)
 
 	if (status)
 		return status;
+	if (c.help) {
+		help_compare(stdout);
+		return CMP_SAME;
+	}
 	if (c.npos != 2) {
 		fputs("climg: compare: two images (or two directories) needed: climg compare A B "
 		      "[--tolerance N] [--allow N|P%] [--ignore X,Y,W,H]... [--diff FILE] [--json] "

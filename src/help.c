@@ -101,9 +101,16 @@ static const struct help_entry head[] = {
 	LINE("Information:"),
 	{ "    --list-devices", "list OpenCL devices (the default one marked) and exit" },
 	{ "    --list-stages", "list the stages and exit" },
-	{ "-h, --help", "this help; after a stage (climg rotate --help), that stage's help" },
+	{ "-h, --help",
+	  "this help; after a stage (climg rotate --help), that stage's help; after compare, "
+	  "compare's" },
 	{ "    --version", "print the version" },
 	LINE(""),
+	END,
+};
+
+// `climg compare`'s options and output, also printed alone by `climg compare --help`.
+static const struct help_entry compare[] = {
 	LINE("Comparing (climg compare A B; see climg(1), COMPARE):"),
 	{ "    --tolerance N",
 	  "a pixel differs when a channel differs by more than N (0-255, default 0)" },
@@ -124,6 +131,10 @@ static const struct help_entry head[] = {
 	     "Directories: the images with the same relative path, those on one side only, and "
 	     "a summary. Exit status 0 same, 1 differ (sizes and channel counts too), 2 usage, "
 	     "an unreadable file or a failing named device, 3 a --verify difference."),
+	END,
+};
+
+static const struct help_entry stages[] = {
 	LINE(""),
 	LINE("Stages (climg help STAGE: the options, formula, defaults and an example):"),
 	END,
@@ -212,9 +223,18 @@ static void entries(FILE *out, const struct help_entry *e)
 void help_print(FILE *out)
 {
 	entries(out, head);
+	entries(out, compare);
+	entries(out, stages);
 	for (int i = 0; stage_list[i]; i++)
 		item(out, 2, stage_list[i]->usage, stage_list[i]->summary);
 	entries(out, tail);
+}
+
+void help_compare(FILE *out)
+{
+	fputs("usage: climg compare A B [COMPARE OPTIONS]   (two images or two directories)\n\n",
+	      out);
+	entries(out, compare);
 }
 
 void help_list_stages(FILE *out)

@@ -19,6 +19,9 @@ void help_print(FILE *out);
 // (or on the next lines, indented, where the usage is long).
 void help_list_stages(FILE *out);
 
+// `climg compare --help`: compare's synopsis, options, output and exit status.
+void help_compare(FILE *out);
+
 // `climg help NAME`: the stage's usage, its summary, then its help text.
 void help_stage(FILE *out, const struct stage_ops *s);
 

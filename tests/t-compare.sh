@@ -65,6 +65,13 @@ expect_exit 2 "bad --allow" "$CLIMG" compare --allow 101% "$D/z3.png" "$D/z3.png
 expect_exit 2 "bad --ignore" "$CLIMG" compare --ignore 1,2,3 "$D/z3.png" "$D/z3.png"
 expect_exit 2 "unknown option" "$CLIMG" compare --bogus "$D/z3.png" "$D/z3.png"
 expect_exit 2 "directory against a file" "$CLIMG" compare "$D" "$D/z3.png"
+expect_exit 0 "compare --help" "$CLIMG" compare --help "$D/z3.png"
+check "compare --help: its synopsis and options" sh -c "head -n 1 '$T/out' | grep -q '^usage: climg compare A B' && grep -q -- '--tolerance N' '$T/out' && grep -q -- '--diff FILE' '$T/out'"
+check "compare --help fits 80 columns" sh -c "[ \$(awk 'length > 80' '$T/out' | wc -l) = 0 ]"
+check "compare --help: no stages, no chain options" sh -c "! grep -q -e 'rotate:' -e '--files-from' '$T/out'"
+expect_exit 0 "compare -h" "$CLIMG" compare -h
+expect_exit 2 "compare --hepl" "$CLIMG" compare --hepl "$D/z3.png" "$D/z3.png"
+expect_stderr "compare --hepl: did you mean --help" "did you mean --help"
 
 # ---- the diff picture ------------------------------------------------------------------------
 # A is black (grey 191 + 0/4 = 191); pixel (12, 6) off by 9: red 128 + 127*9/255 = 132
