@@ -12,6 +12,8 @@
 #                                the node wrapper's start)
 #   compare -metric AE A B null: when ImageMagick is installed (apt-get install imagemagick;
 #                                its policy.xml may need a larger area/memory limit)
+# and, as the floor under them all, the time climg takes to decode one of the files on one
+# thread (--time's decode_ms; a comparison decodes the two at once, one on each core).
 # The peers are not installed by tools/install-deps.sh.
 #
 #   sh tools/bench-compare.sh
@@ -57,9 +59,17 @@ run_one() { # NAME RUN
 	"$IMGTOOL" measure "$DIR/m-$_n.$_r" "$@" >/dev/null 2>&1 || true
 }
 
+# The floor under any comparison of the two files: one file's decoding on one thread
+# (climg --time's decode_ms; the two decode at once, one on each core).
+decode_ms() {
+	"$CLIMG" --cpu --time=json "$DIR/a.png" stats:/dev/null -o "$DIR/decoded.ppm" 2>&1 >/dev/null |
+		sed -n 's/.*"decode_ms": *\([0-9.]*\).*/\1/p' >>"$DIR/decode"
+}
+
 r=1
 while [ "$r" -le "$RUNS" ]; do
 	for n in $names; do run_one "$n" "$r"; done
+	decode_ms
 	r=$((r + 1))
 done
 
@@ -90,3 +100,8 @@ for n in $names; do
 		-v st="$(statuses "$n")" 'BEGIN { printf "| %s | %.2f s | %.2f s | %.0f MB | %.1f | %.1f | %s |\n",
 			n, ms / 1000, cpu / 1000, kib / 1024, (b > 0 ? ms / b : 0), (bc > 0 ? cpu / bc : 0), st }'
 done
+dec=$(sort -n "$DIR/decode" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+echo
+awk -v d="$dec" -v b="$base" -v n="$RUNS" 'BEGIN {
+	printf "decoding one file alone on one thread (median of %d): %.0f ms, %.0f%% of the %.0f ms of climg compare\n",
+		n, d, (b > 0 ? 100 * d / b : 0), b }'
