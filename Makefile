@@ -151,9 +151,11 @@ bench: climg tools/bench
 	@tools/bench $(BENCH_FLAGS)
 
 # End-to-end timings of whole jobs against vips, ImageMagick and OpenCV where installed
-# (tools/bench-e2e.sh; BENCH_RUNS, BENCH_TOOLS, BENCH_JOBS, BENCH_SIZE, BENCH_DIR).
+# (tools/bench-e2e.sh; BENCH_RUNS, BENCH_TOOLS, BENCH_JOBS, BENCH_SIZE, BENCH_DIR), then
+# climg compare against its peers (bench-compare).
 bench-e2e: climg tests/imgtool
 	sh tools/bench-e2e.sh
+	sh tools/bench-compare.sh
 
 # Batch throughput against one process per file, shell loops and peers where installed
 # (tools/bench-batch.sh; BENCH_SMALL, BENCH_LARGE, BENCH_RUNS, BENCH_JOBS, BENCH_CHAINS,
