@@ -27,6 +27,12 @@
 #include "report.h"
 #include "run_job.h"
 
+// Pinned blocks per device (dev_pinned_get): one for the image on the device and others
+// for those being copied in and out around it (the device takes one image at a time); so
+// few that pinning, which the driver does slowly and one block at a time, is paid a few
+// times a run rather than once for each worker.
+#define PINNED_BLOCKS 4
+
 struct batch {
 	struct run_ctx x;
 	const struct job_input *in;
@@ -427,7 +433,7 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 		return status;
 	if (n > 0 && (size_t)workers > n)
 		workers = (int)n;
-	dopts.pool = workers;
+	dopts.pool = PINNED_BLOCKS;
 	auto_start(&b.x.aut, o, n);
 	// The automatic choice opens the device only where an image asks for it; the test
 	// setting that forces a switch opens it at once, as a named device is.

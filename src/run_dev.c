@@ -53,7 +53,9 @@ struct run_dev {
 	int nprog;
 	struct ocl *ocl;
 	pthread_mutex_t lock; // held while an image uses the device, and for each build
-	struct pinned *pool;
+	struct pinned *pool;  // at most o.pool blocks, under lock
+	size_t pool_largest;  // the largest block made
+	pthread_cond_t pool_cv; // a block became free
 };
 
 static atomic_bool left_behind;
@@ -185,6 +187,7 @@ struct run_dev *dev_start(const struct run_dev_opts *o)
 	pthread_mutex_init(&d->state_mu, NULL);
 	pthread_cond_init(&d->cv, NULL);
 	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->pool_cv, NULL);
 	if (o->cpu) { // never opened
 		d->opened = d->dropped = true;
 		return d;
@@ -398,17 +401,44 @@ void dev_drop(struct run_dev *d, const char *msg)
 	pthread_mutex_unlock(&d->state_mu);
 }
 
-void *dev_pinned_get(struct run_dev *d, size_t bytes)
+void *dev_pinned_get(struct run_dev *d, size_t bytes, bool wait)
 {
-	struct pinned *best = NULL, *p;
-	for (p = d->pool; p; p = p->next)
-		if (!p->busy && p->bytes >= bytes && (!best || p->bytes < best->bytes))
-			best = p;
-	if (best) {
-		best->busy = true;
-		return best->ptr;
+	int cap = d->o.pool > 0 ? d->o.pool : 1;
+	for (;;) {
+		struct pinned *best = NULL, *smallest = NULL, *p;
+		int n = 0;
+		for (p = d->pool; p; p = p->next) {
+			n++;
+			if (p->busy)
+				continue;
+			if (p->bytes >= bytes && (!best || p->bytes < best->bytes))
+				best = p;
+			if (!smallest || p->bytes < smallest->bytes)
+				smallest = p;
+		}
+		if (best) {
+			best->busy = true;
+			return best->ptr;
+		}
+		if (n >= cap && smallest) { // a free block too small makes way for a larger one
+			struct pinned **pp = &d->pool;
+			while (*pp != smallest)
+				pp = &(*pp)->next;
+			*pp = smallest->next;
+			ocl_host_free(d->ocl, smallest->ptr);
+			free(smallest);
+			n--;
+		}
+		if (n < cap)
+			break;
+		if (!wait)
+			return NULL;
+		pthread_cond_wait(&d->pool_cv, &d->lock);
 	}
-	p = calloc(1, sizeof *p);
+	// As large as the largest image so far: the blocks come to fit every image of the run.
+	if (bytes < d->pool_largest)
+		bytes = d->pool_largest;
+	struct pinned *p = calloc(1, sizeof *p);
 	if (!p) {
 		err_set("out of memory");
 		return NULL;
@@ -418,6 +448,7 @@ void *dev_pinned_get(struct run_dev *d, size_t bytes)
 		free(p);
 		return NULL;
 	}
+	d->pool_largest = bytes;
 	p->bytes = bytes;
 	p->busy = true;
 	p->next = d->pool;
@@ -425,27 +456,16 @@ void *dev_pinned_get(struct run_dev *d, size_t bytes)
 	return p->ptr;
 }
 
-// Gives free blocks beyond the pool's size (o.pool: one per image in flight) back to the
-// driver, the smallest first.
-static void pool_trim(struct run_dev *d)
+bool dev_pinned_is(struct run_dev *d, const void *ptr)
 {
-	for (;;) {
-		struct pinned **pp, **smallest = NULL;
-		int nfree = 0;
-		for (pp = &d->pool; *pp; pp = &(*pp)->next) {
-			if ((*pp)->busy)
-				continue;
-			nfree++;
-			if (!smallest || (*pp)->bytes < (*smallest)->bytes)
-				smallest = pp;
-		}
-		if (nfree <= (d->o.pool > 0 ? d->o.pool : 1))
-			return;
-		struct pinned *p = *smallest;
-		*smallest = p->next;
-		ocl_host_free(d->ocl, p->ptr);
-		free(p);
-	}
+	struct pinned *p;
+	if (!d || !ptr)
+		return false;
+	dev_lock(d);
+	for (p = d->pool; p && p->ptr != ptr; p = p->next)
+		;
+	dev_unlock(d);
+	return p != NULL;
 }
 
 void dev_free(struct run_dev *d, void *ptr)
@@ -462,7 +482,7 @@ void dev_free(struct run_dev *d, void *ptr)
 		;
 	if (p) {
 		p->busy = false;
-		pool_trim(d);
+		pthread_cond_signal(&d->pool_cv);
 	} else {
 		ocl_host_free(d->ocl, ptr);
 	}
@@ -498,6 +518,7 @@ void dev_close(struct run_dev *d)
 	pthread_mutex_destroy(&d->state_mu);
 	pthread_cond_destroy(&d->cv);
 	pthread_mutex_destroy(&d->lock);
+	pthread_cond_destroy(&d->pool_cv);
 	free(d);
 }
 

@@ -24,7 +24,7 @@ struct run_dev_opts {
 	bool no_cache;    // --no-cache
 	bool lazy;        // the automatic choice: the device opens only once dev_open asks, and
 	                  // a run that ends while it still opens or builds does not wait for it
-	int pool;         // free pinned blocks kept for later images: the images in flight
+	int pool;         // pinned blocks at most (dev_pinned_get)
 	const char *then; // NULL for a run's only device; for one of a set (run_devs.h), what
 	                  // the run does without it, for the warning: its failures then drop
 	                  // it (unless --verify), even though spec names it
@@ -99,13 +99,20 @@ void dev_unlock(struct run_dev *d);
 // Warns once (with msg), however many images report it. Call with the lock held.
 void dev_drop(struct run_dev *d, const char *msg);
 
-// Pinned host memory of at least bytes from the device's pool (kept from earlier images),
-// else newly allocated; NULL with err set. Call with the lock held.
-void *dev_pinned_get(struct run_dev *d, size_t bytes);
+// Pinned host memory of at least bytes from the device's pool of at most o.pool blocks:
+// a free block that fits, else a new one (replacing a free one too small when the pool is
+// full), as large as the largest asked for so far. When every block is busy: with wait,
+// waits for one (the caller must hold none, or it may wait for itself); without, NULL
+// (err untouched). NULL with err set where the memory cannot be had. Call with the lock
+// held.
+void *dev_pinned_get(struct run_dev *d, size_t bytes, bool wait);
+
+// Whether ptr is one of the pool's blocks. Takes the lock itself.
+bool dev_pinned_is(struct run_dev *d, const void *ptr);
 
 // Frees memory the run got from the device: a dev_pinned_get block goes back to the pool
-// (at most a few are kept), anything else through ocl_host_free. NULL-safe; takes the lock
-// itself.
+// (and a waiting dev_pinned_get takes it), anything else through ocl_host_free. NULL-safe;
+// takes the lock itself.
 void dev_free(struct run_dev *d, void *ptr);
 
 // Ends the device's thread, frees the pool and closes the device. NULL-safe. A lazy device

@@ -194,6 +194,8 @@ static int memory_check(const struct plan *c, bool verify)
 // than allocated after the stages (when the device is to take the chain from its first
 // stage). --verify downloads no output. NULL where none can be had: the input is then
 // uploaded from plain memory and the output gets memory of its own.
+// In a run of one image the block is found while the input decodes; in a batch, once it has
+// decoded, the pool's blocks being few (dev_pinned_get waits for one).
 static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan *p,
 			size_t *bytes)
 {
@@ -201,9 +203,50 @@ static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan 
 	void *ptr;
 	*bytes = in_bytes > out_bytes ? in_bytes : out_bytes;
 	dev_lock(d);
-	ptr = dev_pinned_get(d, *bytes);
+	ptr = dev_pinned_get(d, *bytes, true);
 	dev_unlock(d);
 	return ptr;
+}
+
+// Plain memory for bytes, made present by a write to each page; NULL where there is none.
+static void *image_alloc_present(size_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t step = page > 0 ? (size_t)page : 4096;
+	uint8_t *p = image_alloc(bytes);
+	for (size_t i = 0; p && i < bytes; i += step)
+		p[i] = 0;
+	return p;
+}
+
+// In a batch, the device's pinned blocks go back to its pool once the device is done with
+// the image: the result is copied into plain memory for the encoder (*spare, out_bytes,
+// where the job made it present before it took a block; else new), so that a few blocks
+// serve every image (pinning is slow, and the driver pins one block at a time). In a run
+// of one image nothing waits for the block. 0, or -1 with err set.
+static int pinned_release(struct run_ctx *x, struct job_dev *jd, struct img *in,
+			  struct img *res, void **spare, size_t out_bytes)
+{
+	if (x->single)
+		return 0;
+	if (jd->res_dev && dev_pinned_is(jd->res_dev, res->data)) {
+		void *plain = *spare && img_bytes(res) <= out_bytes ? *spare : image_alloc(img_bytes(res));
+		if (!plain)
+			return err_set("out of memory for a %dx%d image", res->w, res->h);
+		if (plain == *spare)
+			*spare = NULL;
+		job_copy_in(plain, res->data, img_bytes(res));
+		if (in->data == res->data)
+			in->data = NULL;
+		dev_free(jd->res_dev, res->data);
+		res->data = plain;
+		jd->res_dev = NULL;
+	}
+	if (jd->d && dev_pinned_is(jd->d, in->data)) {
+		dev_free(jd->d, in->data);
+		in->data = NULL;
+	}
+	return 0;
 }
 
 // --expect: compares the chain's result with the golden image the template names for
@@ -255,7 +298,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	struct decode_job dec = { 0 };
 	struct pipeline_mem mem = { 0 };
 	struct img_meta meta = { 0 };
-	void *pinned = NULL, *decoded = NULL;
+	void *pinned = NULL, *decoded = NULL, *out_plain = NULL;
 	size_t pinned_bytes = 0, reuse_bytes = 0;
 	int status, rc, expect = 0;
 	bool dev_failed = false, dev_error = false, taken = false, jpeg, waited = false;
@@ -324,7 +367,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	}
 	if (jd.d)
 		dev_open_times(jd.d, &tm.open_ms, &open_end);
-	if (jd.dev && !pipeline_zero_copy(jd.dev)) {
+	if (jd.dev && !pipeline_zero_copy(jd.dev) && x->single) {
 		t0 = now_ms();
 		pinned = pinned_for(x, jd.d, &plan, &pinned_bytes);
 		open_end = now_ms();
@@ -355,6 +398,11 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		path_learn_decode(x, jpeg, &g, dec.ms);
 	img_reader_close(rd);
 	rd = NULL;
+	if (jd.dev && !pipeline_zero_copy(jd.dev) && !x->single) {
+		// The result's plain memory first, its page faults paid before a block is held.
+		out_plain = image_alloc_present(geom_bytes(&plan.out));
+		pinned = pinned_for(x, jd.d, &plan, &pinned_bytes);
+	}
 	if (pinned) {
 		t0 = now_ms();
 		job_copy_in(pinned, in.data, geom_bytes(&g));
@@ -380,8 +428,10 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	taken = false;
 	if (rc == 1)
 		status = EXIT_VERIFY;
-	if (rc != 0)
+	if (rc != 0 || pinned_release(x, &jd, &in, &res, &out_plain, geom_bytes(&plan.out)) < 0)
 		goto fail;
+	free(out_plain);
+	out_plain = NULL;
 	r->slot = jd.dev && !tm.on_cpu ? jd.slot : -1;
 	r->device_ms = tm.device_ms;
 	r->dev_from = tm.dev_from;
@@ -451,6 +501,7 @@ fail:
 	decode_join(&dec); // a failure while the input was decoding: it must finish first
 	img_reader_close(rd);
 	free(decoded);
+	free(out_plain);
 	dev_free(jd.d, in.data);
 	dev_free(jd.d, pinned);
 	dev_free(jd.res_dev, res.data);

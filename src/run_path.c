@@ -270,7 +270,7 @@ static int run_device(struct run_ctx *x, struct job_dev *jd, struct job_path *jp
 		size_t in_bytes = img_bytes(at), out_bytes = geom_bytes(&plan->out);
 		reuse_bytes = in_bytes > out_bytes ? in_bytes : out_bytes;
 		dev_lock(jd->d);
-		pin = dev_pinned_get(jd->d, reuse_bytes);
+		pin = dev_pinned_get(jd->d, reuse_bytes, false); // the job may hold one already
 		dev_unlock(jd->d);
 		if (pin) {
 			job_copy_in(pin, at->data, in_bytes);

@@ -141,4 +141,35 @@ for chain in "rotate:90" "rotate:90 grey"; do
 		-o "$D/big-cl.png"
 	same_pixels "large JPEG, $chain: device 0 gives the CPU bytes" "$D/big-cl.png" "$D/big-cpu.png"
 done
+
+# A batch on the copying path: the device's few pinned blocks (src/run.c, PINNED_BLOCKS)
+# serve more images than there are blocks, each block given back once the device is done
+# with its image, and replaced by a larger one when an image outgrows it; the device taking
+# over after the first stage (CLIMG_AUTO_SWITCH=1) asks for a second block without waiting
+# for one. Every output is the --cpu batch's, byte for byte.
+mkdir -p "$D/pool"
+i=0
+for size in "33 17" "640 401" "64 64" "1201 601" "7 5" "901 899" "2 3" "1500 201" "300 1000" \
+	"45 46" "1024 768" "100 3"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	"$IMGTOOL" make $size $(((i % 4) + 1)) noise:$i "$D/pool/p$i.png"
+done
+for sw in 0 1; do
+	for chain in "rotate:30 grey" "rotate:90 transpose" "histogram:$D/pool-%n-H.csv rotate:-30"; do
+		rm -rf "$D/pool-cpu" "$D/pool-cl" "$D"/pool-*-H.*
+		# shellcheck disable=SC2086
+		expect_exit 0 "pool, $chain: --cpu batch" "$CLIMG" --cpu -j 6 "$D"/pool/*.png $chain \
+			-o "$D/pool-cpu/%n.png"
+		for f in "$D"/pool-*-H.csv; do [ ! -e "$f" ] || mv "$f" "${f%.csv}.cpu"; done
+		# shellcheck disable=SC2086
+		expect_exit 0 "pool, $chain, switch at $sw: copying batch" env CLIMG_ZERO_COPY=0 \
+			CLIMG_AUTO_SWITCH=$sw "$CLIMG" -j 6 "$D"/pool/*.png $chain -o "$D/pool-cl/%n.png"
+		check "pool, $chain, switch at $sw: the --cpu bytes" diff -r "$D/pool-cpu" "$D/pool-cl"
+		for f in "$D"/pool-*-H.csv; do
+			[ -e "$f" ] || continue
+			check "pool, $chain, switch at $sw: $(basename "$f")" cmp -s "$f" "${f%.csv}.cpu"
+		done
+	done
+done
 unset CLIMG_AUTO_SWITCH
