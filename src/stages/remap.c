@@ -41,12 +41,25 @@ struct remap_job {
 	for (int i = 0; i < n; i++, s += step, d += (CH))                                \
 		memcpy(d, s, (CH))
 
-static void remap_copy(uint8_t *d, const uint8_t *s, ptrdiff_t step, int n, int ch)
+// Three channels: where a pixel's fourth byte can be read (a byte of the input before
+// end), four bytes a pixel, the fourth overwritten by the next pixel's first, so one move
+// a pixel; the run's last pixel three bytes, so nothing past the run is written.
+static void remap_copy(uint8_t *d, const uint8_t *s, ptrdiff_t step, int n, int ch,
+		       const uint8_t *end)
 {
+	const uint8_t *last = s + (ptrdiff_t)(n - 1) * step;
 	switch (ch) {
 	case 1: REMAP_COPY(1); break;
 	case 2: REMAP_COPY(2); break;
-	case 3: REMAP_COPY(3); break;
+	case 3:
+		if (n > 0 && (s > last ? s : last) + 4 <= end) {
+			for (int i = 1; i < n; i++, s += step, d += 3)
+				memcpy(d, s, 4);
+			memcpy(d, s, 3);
+			break;
+		}
+		REMAP_COPY(3);
+		break;
 	default: REMAP_COPY(4); break;
 	}
 }
@@ -60,6 +73,7 @@ static void remap_rows(void *ctx, int task, int worker)
 	int W = j->in->w, H = j->in->h, ch = j->in->ch;
 	int y0 = task * 32, y1 = y0 + 32 < j->out->h ? y0 + 32 : j->out->h;
 	ptrdiff_t row = (ptrdiff_t)W * ch; // input bytes a row
+	const uint8_t *end = j->in->data + (size_t)H * (size_t)row;
 	(void)worker;
 	for (int x0 = 0; x0 < j->out->w; x0 += 32) {
 		int x1 = x0 + 32 < j->out->w ? x0 + 32 : j->out->w;
@@ -78,7 +92,7 @@ static void remap_rows(void *ctx, int task, int worker)
 			default: sx = W - 1 - x0, sy = y, step = -ch; break; // REMAP_FLOP
 			}
 			remap_copy(j->out->data + ((size_t)y * j->out->w + x0) * ch,
-				   j->in->data + ((size_t)sy * W + sx) * ch, step, x1 - x0, ch);
+				   j->in->data + ((size_t)sy * W + sx) * ch, step, x1 - x0, ch, end);
 		}
 	}
 }
