@@ -130,7 +130,7 @@ int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int c
 	double share = m->dev_type == COST_DEV_CPU && threads > 0 && threads < cores
 			       ? (double)cores / threads : 1;
 
-	*e = (struct cost_est){ .n = p->n };
+	*e = (struct cost_est){ .n = p->n, .threads = threads, .cores = cores };
 	// one block: cpu_ms, dev_ms and in_ms, n entries each (in_ms one more)
 	e->cpu_ms = calloc(3 * (size_t)p->n + 1, sizeof *e->cpu_ms);
 	if (!e->cpu_ms)
@@ -248,17 +248,23 @@ void cost_learn_cpu(struct cost_model *m, const struct stage_cost *sc, int threa
 	m->learned = true;
 }
 
-void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cost_est *e, int from,
-		    double ms)
+void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cost_est *then,
+		    int from, double ms)
 {
-	double est = cost_dev_rest(e, from), q;
+	struct cost_est now, *e = &now;
+	double est, q;
 	int launches = 0;
 
+	if (cost_estimate(m, p, then->threads, then->cores, &now) < 0)
+		return;
+	est = cost_dev_rest(e, from);
 	for (int i = from; i < e->n; i++)
 		launches += e->dev_ms[i] > 0;
 	// Where launches are most of it, the rates say little.
-	if (!(est - launches * m->launch_ms >= 1) || !(ms > 0))
+	if (!(est - launches * m->launch_ms >= 1) || !(ms > 0)) {
+		cost_est_free(&now);
 		return;
+	}
 	if (from > 0) {
 		// What a handover costs: the time beyond the estimate without it, a byte.
 		double bytes = (double)geom_bytes(&p->st[from].in), share = e->in_ms[from] /
@@ -269,6 +275,7 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 			average(&m->switch_ns, s > 0 ? s : 0);
 			m->learned = m->dev_learned = true;
 		}
+		cost_est_free(&now);
 		return;
 	}
 	q = ms / est;
@@ -288,6 +295,7 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 	}
 	m->xfer_ns *= 1 + LEARN * (q - 1);
 	m->learned = m->dev_learned = true;
+	cost_est_free(&now);
 }
 
 void cost_learn_open(struct cost_model *m, double ms, bool upper)

@@ -91,6 +91,7 @@ struct cost_est {
 	int n;
 	double *cpu_ms, *dev_ms, *in_ms;
 	double out_ms;
+	int threads, cores; // what cost_estimate was given
 };
 int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int cores,
 		  struct cost_est *e);
@@ -113,7 +114,10 @@ double cost_build_ms(const struct cost_model *m, const char *name, int ch);
 
 // What runs measured, folded into the model (each a running average).
 void cost_learn_cpu(struct cost_model *m, const struct stage_cost *sc, int threads, double ms);
-// The device ran stages from .. n-1 of e's plan p in ms, transfers included.
+// The device ran stages from .. n-1 of e's plan p in ms, transfers included. Measured
+// against the model as it is now (e's threads and cores), not e's figures: the images of a
+// batch that ran at once were estimated from the same model, and each correcting it by its
+// own ratio to that estimate would compound one error into as many as ran.
 void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cost_est *e, int from,
 		    double ms);
 // For the device's opening and its builds, upper: measured at the lowest priority (an

@@ -190,6 +190,57 @@ static void test_learning(void)
 		      cost_kind(&m, "remap")->cpu_ns == before);
 }
 
+// Images of a batch that ran at once were estimated from the same model: each measurement
+// corrects the model as the ones before it left it, so one error is not applied as many
+// times as images reported it.
+static void test_learning_at_once(void)
+{
+	struct cost_model m;
+	struct chain ch;
+	struct plan p;
+	struct cost_est e1, e2, now;
+	struct geom big = { 6028, 3391, 3, 0 };
+	double d0, d1, x0, x1;
+
+	cost_init(&m, COST_DEV_GPU);
+	if (plan_of(&ch, &p, "convolve:gauss:sigma=8", &big) < 0) {
+		CHECK("learning at once: the plan", 0);
+		return;
+	}
+	if (cost_estimate(&m, &p, 16, 16, &e1) == 0 && cost_estimate(&m, &p, 16, 16, &e2) == 0) {
+		d0 = cost_kind(&m, "convolve")->dev_ns;
+		x0 = m.xfer_ns;
+		CHECK("learning at once: the estimate is worth learning from", cost_dev_rest(&e1, 0) > 2);
+		// the first image took four times its estimate: a third of the way from 1 to 4
+		cost_learn_dev(&m, &p, &e1, 0, 4 * cost_dev_rest(&e1, 0));
+		d1 = cost_kind(&m, "convolve")->dev_ns;
+		x1 = m.xfer_ns;
+		CHECK("learning at once: the first image moves the rates up",
+		      fabs(d1 - d0 * 1.9) < 1e-9 * d0 && fabs(x1 - x0 * 1.9) < 1e-9 * x0);
+		// the second took what the model now expects: nothing is left to correct
+		if (cost_estimate(&m, &p, 16, 16, &now) == 0) {
+			cost_learn_dev(&m, &p, &e2, 0, cost_dev_rest(&now, 0));
+			CHECK("learning at once: what the model now expects changes nothing, "
+			      "whatever the older estimate said",
+			      fabs(cost_kind(&m, "convolve")->dev_ns - d1) < 1e-9 * d1 &&
+				      fabs(m.xfer_ns - x1) < 1e-9 * x1);
+			cost_est_free(&now);
+		}
+		// ten images at once, each ten times its (shared) estimate: the rates end near
+		// ten times where they started, not 3.7^10 times
+		for (int i = 0; i < 10; i++)
+			cost_learn_dev(&m, &p, &e2, 0, 10 * cost_dev_rest(&e2, 0));
+		CHECK("learning at once: ten reports of one error do not compound",
+		      cost_kind(&m, "convolve")->dev_ns < 11 * d0);
+	} else {
+		CHECK("learning at once: the estimates", 0);
+	}
+	cost_est_free(&e1);
+	cost_est_free(&e2);
+	plan_free(&p);
+	chain_free(&ch);
+}
+
 static void test_profile(void)
 {
 	struct cost_model m, k;
@@ -365,6 +416,7 @@ int main(void)
 	test_split();
 	test_estimates();
 	test_learning();
+	test_learning_at_once();
 	test_profile();
 	test_switch();
 	return failures ? 1 : 0;
