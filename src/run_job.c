@@ -230,12 +230,13 @@ static int pinned_release(struct run_ctx *x, struct job_dev *jd, struct img *in,
 	if (x->single)
 		return 0;
 	if (jd->res_dev && dev_pinned_is(jd->res_dev, res->data)) {
-		void *plain = *spare && img_bytes(res) <= out_bytes ? *spare : image_alloc(img_bytes(res));
+		size_t bytes = img_bytes(res);
+		void *plain = *spare && bytes <= out_bytes ? *spare : image_alloc(bytes);
 		if (!plain)
 			return err_set("out of memory for a %dx%d image", res->w, res->h);
 		if (plain == *spare)
 			*spare = NULL;
-		job_copy_in(plain, res->data, img_bytes(res));
+		job_copy_in(plain, res->data, bytes);
 		if (in->data == res->data)
 			in->data = NULL;
 		dev_free(jd->res_dev, res->data);
