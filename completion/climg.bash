@@ -3,7 +3,7 @@
 # and output file names, the stages (from `climg --list-stages`, so a new stage needs no edit
 # here), the keywords of their arguments, --format's values and --device's (gpu, cpu and the
 # numbers and names `climg --list-devices` prints), and the commands help and compare (a
-# stage's name after help). It runs the climg being completed (the command word when it
+# stage's name after help; after compare, its options and file names). It runs the climg being completed (the command word when it
 # names a file, else climg on PATH), and needs none of bash-completion's functions.
 #
 # The word under the cursor is read from COMP_LINE, not COMP_WORDS: bash splits COMP_WORDS at
@@ -60,14 +60,15 @@ _climg_run()
 	"$cmd" "$@" 2>/dev/null
 }
 
-# _climg_options: each option of `climg --help`, one a line, followed by " V" when it takes
-# a value (the help shows it as an upper-case word: "--format FMT"); "--time[=json]" gives
+# _climg_options [compare]: each option of `climg --help` (or `climg compare --help`), one a
+# line, followed by " V" when it takes a value (the help shows it as an upper-case word:
+# "--format FMT"); "--time[=json]" gives
 # --time and --time=json. An option's line starts it within 8 columns; a description's
 # continuation line, indented further, may mention options without being one. Each option
 # once, though --help describes some twice (--device: for chains and for compare).
 _climg_options()
 {
-	_climg_run --help | awk '/^ +-/ && index($0, "-") <= 8 {
+	_climg_run "$@" --help | awk '/^ +-/ && index($0, "-") <= 8 {
 		n = 0
 		v = ""
 		for (i = 1; i <= NF; i++) {
@@ -217,7 +218,12 @@ _climg()
 	COMPREPLY=()
 	_climg_split
 	cur=${_climg_words[${#_climg_words[@]} - 1]}
-	opts=$(_climg_options)
+	# climg compare A B: its own options, and files for its words
+	if [[ ${_climg_words[1]} == compare ]] && ((${#_climg_words[@]} >= 3)); then
+		opts=$(_climg_options compare)
+	else
+		opts=$(_climg_options)
+	fi
 	valopts=" $(awk '$2 == "V" { printf "%s ", $1 }' <<<"$opts")"
 	mapfile -t names < <(awk '{ print $1 }' <<<"$opts")
 	# the words before this one: options, their values, the input, stages
@@ -233,7 +239,24 @@ _climg()
 			skip=1
 		fi
 	done
-	if [[ ${_climg_words[1]} == help ]] && ((${#_climg_words[@]} >= 3)); then
+	if [[ ${_climg_words[1]} == compare ]] && ((${#_climg_words[@]} >= 3)); then
+		if ((skip)); then
+			case ${_climg_words[i - 1]} in
+			--diff) _climg_files "" ;;
+			-d | --device) _climg_devices "" ;;
+			esac
+		elif ((!dashdash)) && [[ $cur == --*=* ]]; then
+			opt=${cur%%=*}
+			case $opt in
+			--diff) _climg_files "$opt=" ;;
+			--device) _climg_devices "$opt=" ;;
+			esac
+		elif ((!dashdash)) && [[ $cur == -* ]]; then
+			_climg_add "" "${names[@]}"
+		else
+			_climg_files ""
+		fi
+	elif [[ ${_climg_words[1]} == help ]] && ((${#_climg_words[@]} >= 3)); then
 		# climg help STAGE: one stage's name
 		while ((${#_climg_words[@]} == 3)) && read -r first; do
 			_climg_add "" "${first%%[:[]*}"

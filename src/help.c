@@ -124,8 +124,11 @@ static const struct help_entry compare[] = {
 	{ "    --json", "the metrics as one JSON object (a line per pair)" },
 	{ "-d, --device SPEC",
 	  "compare on this OpenCL device (else on the CPU path, unless $CLIMG_DEVICE names "
-	  "one; --cpu ignores it); --verify: on the device and the CPU path, their integers "
-	  "compared" },
+	  "one)" },
+	{ "    --cpu", "compare on the CPU path, whatever $CLIMG_DEVICE says" },
+	{ "    --verify",
+	  "compare on the device and on the CPU path, their integers compared" },
+	{ "-q, --quiet", "print no warnings" },
 	PARA("compare prints one line: same|differ, size, channels, compared, differing (count, "
 	     "percent), the largest difference per channel and where, mae, rmse, psnr. "
 	     "Directories: the images with the same relative path, those on one side only, and "

@@ -119,6 +119,23 @@ cp_is "the commands, as the first word" "he" help
 cp_has "compare, as the first word" "co" compare
 cp_is "no command after the input" "rgb.png he" ""
 
+# ---- compare: its own options (compare --help), file names for its words, --diff's file -------
+"$CLIMG" compare --help | grep -o -- '--[a-z][a-z-]*' | sort -u >"$cp_d/copts"
+check "compare --help names options" test -s "$cp_d/copts"
+cp_comp "compare -"
+while read -r o; do
+	check "compare: completes option $o" grep -Fxq -- "$o" "$cp_d/got"
+done <"$cp_d/copts"
+check_not "compare: no option of a chain" grep -Fxq -- "--files-from" "$cp_d/got"
+cp_is "compare: a prefix picks its options" "compare --t" --tolerance
+cp_is "compare: the first image's file names" "compare a" a.png ab.jpg
+cp_is "compare: the second image's file names, not stages" "compare rgb.png a" a.png ab.jpg
+cp_is "compare: after an option's value, file names" "compare --tolerance 3 a" a.png ab.jpg
+cp_is "compare: --diff takes a file" "compare rgb.png a.png --diff a" a.png ab.jpg
+cp_is "compare: --diff= takes a file" "compare rgb.png a.png --diff=a" a.png ab.jpg
+cp_is "compare: no values for --tolerance" "compare --tolerance " ""
+cp_has "compare: --device takes a device" "compare --device " gpu
+
 # ---- stage arguments (bash's COMP_WORDBREAKS holds ':' and '=': the part after them) -----------
 cp_is "rotate: angles" "rgb.png rotate:" 90 180 270
 cp_is "rotate: angle prefix" "rgb.png rotate:1" 180
