@@ -172,4 +172,17 @@ for sw in 0 1; do
 		done
 	done
 done
+# ... and when the device fails part-way (the Nth OpenCL call, CLIMG_FAULT_INJECT): the
+# images that held or waited for blocks go on on the CPU path, nothing waits for ever, and
+# every output is still the --cpu batch's.
+rm -rf "$D/pool-cpu"
+expect_exit 0 "pool faults: --cpu batch" "$CLIMG" --cpu -j 6 "$D"/pool/*.png rotate:30 grey \
+	-o "$D/pool-cpu/%n.png"
+for n in 12 30 60 120 240; do
+	rm -rf "$D/pool-cl"
+	expect_exit 0 "pool faults: call $n fails, the batch goes on" env CLIMG_ZERO_COPY=0 \
+		CLIMG_AUTO_SWITCH=0 CLIMG_FAULT_INJECT=$n "$CLIMG" -j 6 "$D"/pool/*.png rotate:30 grey \
+		-o "$D/pool-cl/%n.png"
+	check "pool faults: call $n fails: the --cpu bytes" diff -r "$D/pool-cpu" "$D/pool-cl"
+done
 unset CLIMG_AUTO_SWITCH
