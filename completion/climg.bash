@@ -3,8 +3,9 @@
 # and output file names, the stages (from `climg --list-stages`, so a new stage needs no edit
 # here), the keywords of their arguments, --format's values and --device's (gpu, cpu and the
 # numbers and names `climg --list-devices` prints), and the commands help and compare (a
-# stage's name after help; after compare, its options and file names). It runs the climg being completed (the command word when it
-# names a file, else climg on PATH), and needs none of bash-completion's functions.
+# stage's name after help; after compare, its options and file names). It runs the climg
+# being completed (the command word when it names a file, else climg on PATH), and needs
+# none of bash-completion's functions.
 #
 # The word under the cursor is read from COMP_LINE, not COMP_WORDS: bash splits COMP_WORDS at
 # COMP_WORDBREAKS (':' and '=' among them), but a stage is one word, rotate:90:crop. Each
@@ -62,10 +63,10 @@ _climg_run()
 
 # _climg_options [compare]: each option of `climg --help` (or `climg compare --help`), one a
 # line, followed by " V" when it takes a value (the help shows it as an upper-case word:
-# "--format FMT"); "--time[=json]" gives
-# --time and --time=json. An option's line starts it within 8 columns; a description's
-# continuation line, indented further, may mention options without being one. Each option
-# once, though --help describes some twice (--device: for chains and for compare).
+# "--format FMT"); "--time[=json]" gives --time and --time=json. An option's line starts
+# it within 8 columns; a description's continuation line, indented further, may mention
+# options without being one. Each option once, though --help describes some twice
+# (--device: for chains and for compare).
 _climg_options()
 {
 	_climg_run "$@" --help | awk '/^ +-/ && index($0, "-") <= 8 {
@@ -213,13 +214,14 @@ _climg_stage()
 # _climg: the completion function (complete -F).
 _climg()
 {
-	local cur w i skip=0 dashdash=0 npos=0 opts valopts opt k c pre names first
+	local cur w i skip=0 dashdash=0 npos=0 opts valopts opt k c pre names first compare=0
 	local _climg_isfile=0 _climg_quote _climg_words
 	COMPREPLY=()
 	_climg_split
 	cur=${_climg_words[${#_climg_words[@]} - 1]}
 	# climg compare A B: its own options, and files for its words
-	if [[ ${_climg_words[1]} == compare ]] && ((${#_climg_words[@]} >= 3)); then
+	[[ ${_climg_words[1]} == compare ]] && ((${#_climg_words[@]} >= 3)) && compare=1
+	if ((compare)); then
 		opts=$(_climg_options compare)
 	else
 		opts=$(_climg_options)
@@ -239,7 +241,7 @@ _climg()
 			skip=1
 		fi
 	done
-	if [[ ${_climg_words[1]} == compare ]] && ((${#_climg_words[@]} >= 3)); then
+	if ((compare)); then
 		if ((skip)); then
 			case ${_climg_words[i - 1]} in
 			--diff) _climg_files "" ;;

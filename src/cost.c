@@ -248,23 +248,18 @@ void cost_learn_cpu(struct cost_model *m, const struct stage_cost *sc, int threa
 	m->learned = true;
 }
 
-void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cost_est *then,
-		    int from, double ms)
+// cost_learn_dev with e the estimate of p from the model as it is now.
+static void learn_dev(struct cost_model *m, const struct plan *p, const struct cost_est *e,
+		      int from, double ms)
 {
-	struct cost_est now, *e = &now;
-	double est, q;
+	double est = cost_dev_rest(e, from), q;
 	int launches = 0;
 
-	if (cost_estimate(m, p, then->threads, then->cores, &now) < 0)
-		return;
-	est = cost_dev_rest(e, from);
 	for (int i = from; i < e->n; i++)
 		launches += e->dev_ms[i] > 0;
 	// Where launches are most of it, the rates say little.
-	if (!(est - launches * m->launch_ms >= 1) || !(ms > 0)) {
-		cost_est_free(&now);
+	if (!(est - launches * m->launch_ms >= 1) || !(ms > 0))
 		return;
-	}
 	if (from > 0) {
 		// What a handover costs: the time beyond the estimate without it, a byte.
 		double bytes = (double)geom_bytes(&p->st[from].in), share = e->in_ms[from] /
@@ -275,7 +270,6 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 			average(&m->switch_ns, s > 0 ? s : 0);
 			m->learned = m->dev_learned = true;
 		}
-		cost_est_free(&now);
 		return;
 	}
 	q = ms / est;
@@ -295,6 +289,16 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 	}
 	m->xfer_ns *= 1 + LEARN * (q - 1);
 	m->learned = m->dev_learned = true;
+}
+
+void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cost_est *e, int from,
+		    double ms)
+{
+	struct cost_est now;
+
+	if (cost_estimate(m, p, e->threads, e->cores, &now) < 0)
+		return;
+	learn_dev(m, p, &now, from, ms);
 	cost_est_free(&now);
 }
 

@@ -16,6 +16,9 @@ struct help_entry {
 	const char *tag, *text;
 };
 
+// compare's synopsis, in --help and compare --help
+#define COMPARE_USAGE "climg compare A B [COMPARE OPTIONS]   (two images or two directories)"
+
 #define PARA(t) { NULL, (t) }
 #define LINE(l) { (l), NULL }
 #define END { NULL, NULL }
@@ -23,7 +26,7 @@ struct help_entry {
 static const struct help_entry head[] = {
 	LINE("usage: climg [OPTIONS] INPUT... STAGE... -o OUTPUT"),
 	LINE("       climg [OPTIONS] --files-from LIST STAGE... -o TEMPLATE"),
-	LINE("       climg compare A B [COMPARE OPTIONS]   (two images or two directories)"),
+	LINE("       " COMPARE_USAGE),
 	LINE("       climg help STAGE                      (a stage's options and formula)"),
 	LINE(""),
 	PARA("Runs images through a chain of stages on an OpenCL device or the CPU path, each "
@@ -235,8 +238,7 @@ void help_print(FILE *out)
 
 void help_compare(FILE *out)
 {
-	fputs("usage: climg compare A B [COMPARE OPTIONS]   (two images or two directories)\n\n",
-	      out);
+	fputs("usage: " COMPARE_USAGE "\n\n", out);
 	entries(out, compare);
 }
 

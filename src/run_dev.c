@@ -54,7 +54,6 @@ struct run_dev {
 	struct ocl *ocl;
 	pthread_mutex_t lock; // held while an image uses the device, and for each build
 	struct pinned *pool;  // at most o.pool blocks, under lock
-	size_t pool_largest;  // the largest block made
 	pthread_cond_t pool_cv; // a block became free
 };
 
@@ -404,11 +403,15 @@ void dev_drop(struct run_dev *d, const char *msg)
 void *dev_pinned_get(struct run_dev *d, size_t bytes, bool wait)
 {
 	int cap = d->o.pool > 0 ? d->o.pool : 1;
+	size_t largest;
 	for (;;) {
 		struct pinned *best = NULL, *smallest = NULL, *p;
 		int n = 0;
+		largest = 0;
 		for (p = d->pool; p; p = p->next) {
 			n++;
+			if (p->bytes > largest)
+				largest = p->bytes;
 			if (p->busy)
 				continue;
 			if (p->bytes >= bytes && (!best || p->bytes < best->bytes))
@@ -435,9 +438,9 @@ void *dev_pinned_get(struct run_dev *d, size_t bytes, bool wait)
 			return NULL;
 		pthread_cond_wait(&d->pool_cv, &d->lock);
 	}
-	// As large as the largest image so far: the blocks come to fit every image of the run.
-	if (bytes < d->pool_largest)
-		bytes = d->pool_largest;
+	// As large as the largest block: the blocks come to fit every image of the run.
+	if (bytes < largest)
+		bytes = largest;
 	struct pinned *p = calloc(1, sizeof *p);
 	if (!p) {
 		err_set("out of memory");
@@ -448,7 +451,6 @@ void *dev_pinned_get(struct run_dev *d, size_t bytes, bool wait)
 		free(p);
 		return NULL;
 	}
-	d->pool_largest = bytes;
 	p->bytes = bytes;
 	p->busy = true;
 	p->next = d->pool;

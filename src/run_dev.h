@@ -101,7 +101,7 @@ void dev_drop(struct run_dev *d, const char *msg);
 
 // Pinned host memory of at least bytes from the device's pool of at most o.pool blocks:
 // a free block that fits, else a new one (replacing a free one too small when the pool is
-// full), as large as the largest asked for so far. When every block is busy: with wait,
+// full), as large as the largest block. When every block is busy: with wait,
 // waits for one (the caller must hold none, or it may wait for itself); without, NULL
 // (err untouched). NULL with err set where the memory cannot be had. Call with the lock
 // held.

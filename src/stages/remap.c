@@ -47,11 +47,12 @@ struct remap_job {
 static void remap_copy(uint8_t *d, const uint8_t *s, ptrdiff_t step, int n, int ch,
 		       const uint8_t *end)
 {
-	const uint8_t *last = s + (ptrdiff_t)(n - 1) * step;
+	const uint8_t *last;
 	switch (ch) {
 	case 1: REMAP_COPY(1); break;
 	case 2: REMAP_COPY(2); break;
 	case 3:
+		last = s + (ptrdiff_t)(n - 1) * step;
 		if (n > 0 && (s > last ? s : last) + 4 <= end) {
 			for (int i = 1; i < n; i++, s += step, d += 3)
 				memcpy(d, s, 4);
