@@ -43,6 +43,7 @@
 // plan read them, free_plan frees them.
 struct resize_tables {
 	struct resize_axis x, y;
+	struct resize_blocks xb, yb; // their blocked forms, for the kernels (not nearest)
 	enum resize_filter filter; // as run: never RESIZE_DEFAULT
 	struct geom in, out;
 };
@@ -118,6 +119,8 @@ static void resize_free_plan(void *priv)
 	struct resize_tables *t = priv;
 	resize_axis_free(&t->x);
 	resize_axis_free(&t->y);
+	resize_blocks_free(&t->xb);
+	resize_blocks_free(&t->yb);
 	free(t);
 }
 
@@ -171,7 +174,9 @@ static int resize_plan(const void *params, const struct geom *in, struct stage_p
 	t->in = *in;
 	t->out = plan->out;
 	if (resize_axis_make(&t->x, f, in->w, (int)w) < 0 ||
-	    resize_axis_make(&t->y, f, in->h, (int)h) < 0) {
+	    resize_axis_make(&t->y, f, in->h, (int)h) < 0 ||
+	    (f != RESIZE_NEAREST && (resize_blocks_make(&t->xb, &t->x) < 0 ||
+				     resize_blocks_make(&t->yb, &t->y) < 0))) {
 		resize_free_plan(t);
 		return -1;
 	}
@@ -305,6 +310,91 @@ static struct ocl_buf *resize_xbuf(struct ocl *o, const struct resize_tables *t,
 	return b;
 }
 
+// n bytes rounded up to an odd number of 4-byte words: rows that far apart in local memory
+// start in different banks.
+static size_t resize_odd_words(size_t n)
+{
+	size_t w = (n + 3) / 4;
+	return 4 * (w | 1);
+}
+
+// The local bytes a row of resize_hb's work-group of lg groups takes at most: the bytes of
+// its groups' taps (ordered tables) in the whole 16-byte pieces that hold them (up to 15
+// more at each end; resize_row_copy), rounded up to an odd number of words.
+static size_t resize_span(const struct resize_blocks *b, size_t lg, int ch)
+{
+	size_t span = 0;
+	for (size_t g0 = 0; g0 < (size_t)b->groups; g0 += lg) {
+		size_t g1 = g0 + lg < (size_t)b->groups ? g0 + lg - 1 : (size_t)b->groups - 1;
+		size_t n = (size_t)(b->data[g1] + b->data[b->groups + g1] - b->data[g0]) * ch;
+		span = n > span ? n : span;
+	}
+	return resize_odd_words(span + 30);
+}
+
+// Whether the blocked kernels suit this resize: a GPU's kernels (a CPU device runs the plain
+// ones faster), both sides shrinking, and on each axis a group's inputs at most twice an
+// output's taps (each of its sums then adds at most as many zeros as taps: lanczos and
+// cubic, not bilinear or area, whose few taps the plain kernels read as cheaply).
+static bool resize_blocked_suits(const struct stage_cl *c, const struct resize_tables *t)
+{
+	return !ocl_cpu_kernels(c->ocl) && t->out.w <= t->in.w && t->out.h <= t->in.h &&
+	       t->xb.ordered && t->yb.ordered && t->xb.len <= 2 * t->x.taps &&
+	       t->yb.len <= 2 * t->y.taps;
+}
+
+// Both passes in groups of RESIZE_B outputs (kernels/resize.cl, resize_hb and resize_vb),
+// resize_hb in work-groups of 32 rows x RESIZE_LG groups: 1 where queued, 0 where the
+// device cannot take them (smaller work-groups, or more local memory than RESIZE_LOCAL), -1
+// with err set.
+#define RESIZE_LG 8
+#define RESIZE_LOCAL 32768
+static int resize_run_blocked(const struct stage_cl *c, const struct resize_tables *t,
+			      struct ocl_buf *tmp)
+{
+	const int ch = c->gin.ch;
+	const struct resize_round rd = resize_round_for(t->filter);
+	const struct ocl_limits lim = ocl_get_limits(c->ocl);
+	struct ocl_buf *xb = NULL, *yb = NULL;
+	size_t wg, lh, lg, span, ospan, wl, local;
+	char k1[32], k2[32];
+	int r = -1;
+	snprintf(k1, sizeof k1, "resize_hb_c%d", ch);
+	snprintf(k2, sizeof k2, "resize_vb_c%d", ch);
+	if (ocl_kernel_wg_max(c->ocl, "resize", ch, k1, &wg) < 0)
+		return -1;
+	ocl_local_shrink(&lim, wg, 32, RESIZE_LG, &lh, &lg);
+	span = resize_span(&t->xb, lg, ch);
+	ospan = resize_odd_words(2 * RESIZE_B * lg * (size_t)ch);
+	wl = 16 * lg * (size_t)t->xb.len;
+	local = (span + ospan) * lh + wl;
+	if (lh != 32 || local > RESIZE_LOCAL || local > lim.local_mem_bytes)
+		return 0;
+	xb = ocl_buf_const(c->ocl, t->xb.data, sizeof(int32_t) * t->xb.words);
+	yb = ocl_buf_const(c->ocl, t->yb.data, sizeof(int32_t) * t->yb.words);
+	if (!xb || !yb)
+		goto fail;
+	if (ocl_run(c->ocl, "resize", ch, k1, lh * (((size_t)t->xb.groups + lg - 1) / lg),
+		    lg * (((size_t)c->gin.h + lh - 1) / lh), lh, lg,
+		    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(tmp), OCL_INT(c->gin.w),
+					OCL_INT(c->gin.h), OCL_INT(c->gout.w),
+					OCL_INT(t->xb.groups), OCL_BUF(xb), OCL_INT(rd.s1),
+					OCL_INT(rd.r1), OCL_INT(rd.m1), OCL_INT(resize_premul(t)),
+					OCL_LOCAL(span * lh), OCL_INT(span),
+					OCL_LOCAL(ospan * lh), OCL_INT(ospan), OCL_LOCAL(wl),
+					OCL_INT(t->xb.len), OCL_END }) < 0)
+		goto fail;
+	r = ocl_run(c->ocl, "resize", ch, k2, (size_t)c->gout.w, (size_t)t->yb.groups, 0, 0,
+		    (struct ocl_arg[]){ OCL_BUF(tmp), OCL_BUF(c->out), OCL_INT(c->gout.w),
+					OCL_INT(c->gout.h), OCL_INT(t->yb.groups), OCL_BUF(yb),
+					OCL_INT(rd.s2), OCL_INT(rd.r2), OCL_INT(resize_premul(t)),
+					OCL_END }) < 0 ? -1 : 1;
+fail:
+	ocl_buf_free(xb); // released once the kernels are done with them
+	ocl_buf_free(yb);
+	return r;
+}
+
 static int resize_run_cl(const void *params, const struct stage_cl *c)
 {
 	(void)params;
@@ -318,6 +408,16 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 	struct resize_round rd = resize_round_for(t->filter);
 	char k1[32], k2[32];
 	int r = -1;
+	if (t->filter != RESIZE_NEAREST) {
+		tmp = ocl_buf_new(c->ocl, (size_t)c->gout.w * (size_t)c->gin.h * (size_t)ch * 2);
+		if (!tmp)
+			return -1;
+		if (resize_blocked_suits(c, t) && (r = resize_run_blocked(c, t, tmp)) != 0) {
+			ocl_buf_free(tmp);
+			return r < 0 ? -1 : 0;
+		}
+		r = -1;
+	}
 	xb = resize_xbuf(c->ocl, t, xw);
 	yb = ocl_buf_const(c->ocl, t->y.data, sizeof(int32_t) * yw * (size_t)t->y.n);
 	if (!xb || !yb)
@@ -330,9 +430,6 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 						OCL_BUF(yb), OCL_END });
 		goto fail;
 	}
-	tmp = ocl_buf_new(c->ocl, (size_t)c->gout.w * (size_t)c->gin.h * (size_t)ch * 2);
-	if (!tmp)
-		goto fail;
 	snprintf(k1, sizeof k1, "resize_h_c%d", ch);
 	snprintf(k2, sizeof k2, "resize_v_c%d", ch);
 	if (ocl_run(c->ocl, "resize", ch, k1, (size_t)c->gout.w, (size_t)c->gin.h, 0, 0,

@@ -218,6 +218,54 @@ void resize_axis_free(struct resize_axis *a)
 	a->data = NULL;
 }
 
+int resize_blocks_make(struct resize_blocks *b, const struct resize_axis *a)
+{
+	const int32_t *start = a->data, *count = start + a->n, *w = count + a->n;
+	int groups = (a->n + RESIZE_B - 1) / RESIZE_B, len = 0, prev_s = 0, prev_e = 0;
+	memset(b, 0, sizeof *b);
+	if (!(b->data = calloc(RESIZE_BW(groups), sizeof *b->data)))
+		return err_set("resize: out of memory for the weights");
+	b->groups = groups;
+	b->ordered = true;
+	for (int g = 0; g < groups; g++) {
+		int s = INT32_MAX, e = 0;
+		for (int i = g * RESIZE_B; i < a->n && i < (g + 1) * RESIZE_B; i++) {
+			s = start[i] < s ? start[i] : s;
+			e = start[i] + count[i] > e ? start[i] + count[i] : e;
+		}
+		b->data[g] = s;
+		b->data[groups + g] = e - s;
+		len = e - s > len ? e - s : len;
+		if (g && (s < prev_s || e < prev_e))
+			b->ordered = false;
+		prev_s = s;
+		prev_e = e;
+	}
+	size_t head = RESIZE_BW(groups), words = head + (size_t)len * groups * RESIZE_B;
+	int32_t *d = realloc(b->data, words * sizeof *d);
+	if (!d) {
+		resize_blocks_free(b);
+		return err_set("resize: out of memory for the weights");
+	}
+	b->data = d;
+	b->len = len;
+	b->words = words;
+	memset(d + head, 0, (words - head) * sizeof *d);
+	for (int i = 0; i < a->n; i++) {
+		int g = i / RESIZE_B, off = start[i] - d[g];
+		for (int k = 0; k < count[i]; k++)
+			d[head + ((size_t)(off + k) * groups + g) * RESIZE_B + i % RESIZE_B] =
+				w[(size_t)i * a->taps + k];
+	}
+	return 0;
+}
+
+void resize_blocks_free(struct resize_blocks *b)
+{
+	free(b->data);
+	b->data = NULL;
+}
+
 struct resize_round resize_round_for(enum resize_filter f)
 {
 	if (f == RESIZE_BILINEAR || f == RESIZE_AREA_UP) // 16 bits between the passes, as OpenCV
