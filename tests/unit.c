@@ -15,6 +15,7 @@
 #include "../src/stages/convolve.h"
 #include "../src/stages/histogram.h"
 #include "../src/stages/remap.h"
+#include "../src/stages/resize.h"
 #include "../src/stages/rotate.h"
 #include "../src/suggest.h"
 
@@ -998,6 +999,63 @@ static void test_remap_tile_rows(void)
 		      remap_tile_rows(3, 32768) == 128);
 }
 
+// resize's blocked tables (the GPU kernels of four outputs a work-item): by hand for
+// bilinear 8 -> 4 (output i: inputs 2i, 2i + 1, 128 each), then for every filter and a few
+// sizes, each output's weights found again at its place in its group, zeros elsewhere.
+static void test_resize_blocks(void)
+{
+	static const struct {
+		enum resize_filter f;
+		int in, out;
+	} cases[] = { { RESIZE_BILINEAR, 13, 5 },  { RESIZE_AREA, 13, 5 },   { RESIZE_CUBIC, 13, 5 },
+		      { RESIZE_LANCZOS, 13, 5 },   { RESIZE_LANCZOS, 7681, 3840 },
+		      { RESIZE_CUBIC, 10, 23 },    { RESIZE_AREA_UP, 10, 23 }, { RESIZE_LANCZOS, 1, 7 },
+		      { RESIZE_LANCZOS, 300, 7 } };
+	struct resize_axis a;
+	struct resize_blocks b;
+	if (resize_axis_make(&a, RESIZE_BILINEAR, 8, 4) == 0 && resize_blocks_make(&b, &a) == 0) {
+		const int32_t *w = b.data + RESIZE_BW(1);
+		CHECK("resize blocks, bilinear 8 -> 4: one group, inputs 0 to 7",
+		      b.groups == 1 && b.len == 8 && b.data[0] == 0 && b.data[1] == 8 && b.ordered);
+		CHECK("resize blocks, bilinear 8 -> 4: output 1 weighs inputs 2 and 3, 128 each",
+		      w[2 * 4 + 1] == 128 && w[3 * 4 + 1] == 128 && w[1 * 4 + 1] == 0 &&
+			      w[4 * 4 + 1] == 0);
+		CHECK("resize blocks, bilinear 8 -> 4: output 3 weighs inputs 6 and 7",
+		      w[6 * 4 + 3] == 128 && w[7 * 4 + 3] == 128 && w[5 * 4 + 3] == 0);
+		resize_blocks_free(&b);
+		resize_axis_free(&a);
+	} else {
+		CHECK("resize blocks, bilinear 8 -> 4: made", 0);
+	}
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		char name[96];
+		bool same = true;
+		snprintf(name, sizeof name, "resize blocks of filter %d, %d -> %d: the axis's sums",
+			 (int)cases[c].f, cases[c].in, cases[c].out);
+		if (resize_axis_make(&a, cases[c].f, cases[c].in, cases[c].out) < 0 ||
+		    resize_blocks_make(&b, &a) < 0) {
+			CHECK(name, 0);
+			continue;
+		}
+		const int32_t *start = a.data, *count = start + a.n, *aw = count + a.n;
+		const int32_t *w = b.data + RESIZE_BW(b.groups);
+		same = b.groups == (a.n + 3) / 4 && b.ordered;
+		for (int i = 0; i < a.n && same; i++) {
+			int g = i / 4, off = start[i] - b.data[g];
+			same = off >= 0 && off + count[i] <= b.data[b.groups + g] &&
+			       b.data[b.groups + g] <= b.len;
+			for (int k = 0; k < b.len && same; k++) {
+				int32_t want = k >= off && k < off + count[i]
+						       ? aw[(size_t)i * a.taps + (k - off)] : 0;
+				same = w[((size_t)k * b.groups + g) * 4 + i % 4] == want;
+			}
+		}
+		CHECK(name, same);
+		resize_blocks_free(&b);
+		resize_axis_free(&a);
+	}
+}
+
 // 1x1 and tiny cases worked out by hand in src/stages/rotate.c's integers.
 static void test_rotate_by_hand(void)
 {
@@ -1827,6 +1885,7 @@ int main(void)
 	test_rotate_sizes();
 	test_rotate_mapping_right_angles();
 	test_remap_tile_rows();
+	test_resize_blocks();
 	test_rotate_by_hand();
 	test_rotate_bg();
 	test_rotate_bright_pixel();
