@@ -265,10 +265,12 @@ static void time_totals(const struct batch *b, double ms)
 	// them all, or the CPU path once it is dropped).
 	for (int k = 0; b->dev_images && devs_multi(b->x.devs) && k <= devs_count(b->x.devs); k++) {
 		bool cpu = k == devs_count(b->x.devs);
+		char label[200];
 		if (cpu && !b->dev_images[k])
 			continue;
+		devs_label(b->x.devs, cpu ? -1 : k, label, sizeof label);
 		fprintf(stderr, "climg: time: device %s: %zu images, %.2f images/s",
-			cpu ? "cpu (the CPU path)" : devs_label(b->x.devs, k), b->dev_images[k],
+			cpu ? "cpu (the CPU path)" : label, b->dev_images[k],
 			s > 0 ? (double)b->dev_images[k] / s : 0);
 		if (cpu)
 			fputs("\n", stderr);

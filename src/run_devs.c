@@ -145,53 +145,64 @@ int devs_count(const struct run_devs *s)
 	return s->n;
 }
 
-const char *devs_label(const struct run_devs *s, int slot)
+void devs_label(struct run_devs *s, int slot, char *buf, size_t n)
 {
-	return slot < 0 ? "cpu" : s->v[slot].label;
+	struct dev_status st;
+	if (slot < 0) {
+		snprintf(buf, n, "cpu");
+		return;
+	}
+	pthread_mutex_lock(&s->mu);
+	struct slot *t = &s->v[slot];
+	if (!t->named) {
+		dev_status(t->dev, NULL, 0, NULL, &st);
+		if (st.opened && st.usable) {
+			struct ocl *o = dev_get(t->dev, NULL); // open: no wait
+			if (o) {
+				snprintf(t->label, sizeof t->label, "%zu: %s", t->index,
+					 ocl_device_name(o));
+				t->named = true;
+			}
+		}
+	}
+	snprintf(buf, n, "%s", t->label);
+	pthread_mutex_unlock(&s->mu);
 }
 
 struct run_dev *devs_take(struct run_devs *s, int *slot)
 {
+	struct dev_status st;
+	int best = -1;
 	if (!s->multi) {
 		*slot = 0;
 		return s->v[0].dev;
 	}
-	for (;;) {
-		int best = -1;
-		bool failed = false;
-		struct ocl *o;
-
-		pthread_mutex_lock(&s->mu);
-		for (int i = 0; i < s->n; i++)
-			if (!s->v[i].dropped && (best < 0 || s->v[i].taken < s->v[best].taken))
-				best = i;
-		if (best < 0) {
-			if (!s->none_warned)
-				warn("%s; using the CPU path",
-				     s->n ? "no device left" : "no OpenCL device found");
-			s->none_warned = true;
-			pthread_mutex_unlock(&s->mu);
-			*slot = -1;
-			return NULL;
+	pthread_mutex_lock(&s->mu);
+	for (int i = 0; i < s->n; i++) {
+		if (s->v[i].dropped)
+			continue;
+		dev_status(s->v[i].dev, NULL, 0, NULL, &st);
+		// failed to open, or dropped on another image (with --verify a failure is the
+		// run's error, which the image that takes it reports)
+		if (st.opened && !st.usable && !s->verify) {
+			s->v[i].dropped = true;
+			continue;
 		}
-		s->v[best].taken++;
-		pthread_mutex_unlock(&s->mu);
-		o = dev_get(s->v[best].dev, &failed);
-		pthread_mutex_lock(&s->mu);
-		if (o && !s->v[best].named) {
-			snprintf(s->v[best].label, sizeof s->v[best].label, "%zu: %s",
-				 s->v[best].index, ocl_device_name(o));
-			s->v[best].named = true;
-		}
-		if (o || failed) {
-			pthread_mutex_unlock(&s->mu);
-			*slot = best;
-			return s->v[best].dev;
-		}
-		s->v[best].taken--; // it did not open, or was dropped meanwhile
-		s->v[best].dropped = true;
-		pthread_mutex_unlock(&s->mu);
+		if (best < 0 || s->v[i].taken < s->v[best].taken)
+			best = i;
 	}
+	if (best < 0) {
+		if (!s->none_warned)
+			warn("%s; using the CPU path", s->n ? "no device left" : "no OpenCL device found");
+		s->none_warned = true;
+		pthread_mutex_unlock(&s->mu);
+		*slot = -1;
+		return NULL;
+	}
+	s->v[best].taken++;
+	pthread_mutex_unlock(&s->mu);
+	*slot = best;
+	return s->v[best].dev;
 }
 
 void devs_give(struct run_devs *s, int slot)

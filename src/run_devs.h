@@ -28,16 +28,19 @@ struct run_devs *devs_start(const struct run_dev_opts *o, const char *list, bool
 // Whether the set came from --devices: then reports name each device with its number.
 bool devs_multi(const struct run_devs *s);
 
-// The set's devices, and a label for device slot i: "N: NAME (PLATFORM)" with its number N
-// from --list-devices where it opened, else "N: not opened". Slot -1 is the CPU path: "cpu".
+// The set's devices, and into buf (n bytes) a label for device slot i: "N: NAME" with its
+// number N from --list-devices where it has opened, else "N: not opened". Slot -1 is the
+// CPU path: "cpu".
 int devs_count(const struct run_devs *s);
-const char *devs_label(const struct run_devs *s, int slot);
+void devs_label(struct run_devs *s, int slot, char *buf, size_t n);
 
-// A device for an image, waiting until it is open: the one with the fewest images taken
-// (counting those still opening), skipping any dropped. *slot gets its slot. NULL (slot -1)
-// once every device of a --devices set is dropped: the CPU path, said once with a warning.
-// Without --devices, always the set's one device (dev_get says whether it is usable).
-// Give it back with devs_give once the image's stages are done.
+// A device for an image, without waiting for it to open (the image decodes meanwhile; its
+// dev_ready waits): the one with the fewest images taken, skipping any dropped or seen to
+// have failed. *slot gets its slot. An image whose device then turns out unusable takes
+// another (devs_give, devs_take). NULL (slot -1) once every device of a --devices set is
+// dropped: the CPU path, said once with a warning. Without --devices, always the set's one
+// device (dev_get says whether it is usable). Give it back with devs_give once the image's
+// stages are done.
 struct run_dev *devs_take(struct run_devs *s, int *slot);
 void devs_give(struct run_devs *s, int slot);
 

@@ -436,9 +436,11 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	r->slot = jd.dev && !tm.on_cpu ? jd.slot : -1;
 	r->device_ms = tm.device_ms;
 	r->dev_from = tm.dev_from;
-	snprintf(r->device, sizeof r->device, "%s",
-		 r->slot < 0 ? "cpu" : devs_multi(x->devs) ? devs_label(x->devs, r->slot)
-							   : ocl_device_name(jd.dev));
+	if (devs_multi(x->devs))
+		devs_label(x->devs, r->slot, r->device, sizeof r->device);
+	else
+		snprintf(r->device, sizeof r->device, "%s",
+			 r->slot < 0 ? "cpu" : ocl_device_name(jd.dev));
 	free(decoded);
 	decoded = NULL;
 

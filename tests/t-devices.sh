@@ -88,6 +88,16 @@ check "the failing device is dropped with exactly one warning" \
 check "nothing else is warned" test "$(wc -l <"$T/err")" = 1
 same_as_cpu "after the drop: the CPU path's bytes" "$D/o4"
 check "every image ran on device 0 (report: $(devices_in "$D/r4.jsonl"))" test "$(devices_in "$D/r4.jsonl")" = "0 "
+# a device that fails to open (the first counted call of whichever opens first): images
+# are taken before it has opened, so those that took it are redone on the other
+expect_exit 0 "a device fails to open: the batch goes on" env CLIMG_FAULT_INJECT=1 \
+	"$CLIMG" --devices 0,1 -j 4 "$D/in" $CHAIN -o "$D/o7/%n.png" --report "$D/r7.jsonl"
+check "the device that failed to open is dropped with exactly one warning" \
+	test "$(grep -c 'dropping device [01]; the other devices take its images' "$T/err")" = 1
+check "nothing else is warned when a device fails to open" test "$(wc -l <"$T/err")" = 1
+same_as_cpu "after a failed opening: the CPU path's bytes" "$D/o7"
+check "every image ran on one device (report: $(devices_in "$D/r7.jsonl"))" \
+	test "$(devices_in "$D/r7.jsonl" | wc -w)" = 1
 expect_exit 0 "both devices fail: the CPU path" env CLIMG_FAULT_BUILD=1 \
 	"$CLIMG" --devices 0,1 -j 4 "$D/in" $CHAIN -o "$D/o5/%n.png" --report "$D/r5.jsonl"
 check "each device dropped once" test "$(grep -c 'dropping device' "$T/err")" = 2
