@@ -199,91 +199,139 @@ static inline int resize_clamp(int64_t sum, int32_t r, int s, int32_t m)
 	return v > m ? m : (int)v;
 }
 
-// Output pixels a chunk of the CPU path holds on the stack.
+// Output pixels a chunk of the CPU path holds on the stack, and output rows a task makes at
+// most.
 #define RESIZE_CPU_CHUNK 256
+#define RESIZE_CPU_BAND 16
 
 struct resize_job {
 	const struct resize_tables *t;
 	const struct img *in, *out;
+	int band; // output rows a task
 };
 
-// Output row `task`: for each chunk of columns, pass 1 of every input row the column taps
-// reach, added at once into pass 2's sums (run_cpu cannot fail, so nothing is allocated:
-// pass 1 is recomputed for each output row that needs it).
-static void resize_row(void *ctx, int task, int worker)
+// Pass 1 of input row r for output columns x0 .. x1 - 1 into h ((x - x0) ch + c).
+static void resize_cpu_h(const struct resize_tables *t, const uint8_t *row, int x0, int x1,
+			 int32_t *h)
+{
+	const int ch = t->in.ch, Wo = t->out.w;
+	const int32_t *xs = t->x.data, *xc = xs + Wo, *xw = xc + Wo;
+	const struct resize_round rd = resize_round_for(t->filter);
+	const bool pm = resize_premul(t);
+	for (int x = x0; x < x1; x++) {
+		const int32_t *w = xw + (size_t)x * t->x.taps;
+		for (int c = 0; c < ch; c++) {
+			const uint8_t *p = row + (size_t)xs[x] * ch;
+			int64_t sum = 0;
+			for (int i = 0; i < xc[x]; i++, p += ch) {
+				int v = p[c];
+				if (pm && c < ch - 1) {
+					int m = v * p[ch - 1] + 128;
+					v = ((m >> 8) + m) >> 8;
+				}
+				sum += (int64_t)w[i] * v;
+			}
+			h[(x - x0) * ch + c] = resize_clamp(sum, rd.r1, rd.s1, rd.m1);
+		}
+	}
+}
+
+// Output rows band task .. band task + band - 1: for each chunk of columns, pass 1 of each
+// input row their taps reach, once, added into pass 2's sums of every row that takes it
+// (run_cpu cannot fail, so nothing is allocated: the sums are on the stack). The sums fit
+// 32 bits, as in the kernels (kernels/resize.cl).
+static void resize_band(void *ctx, int task, int worker)
 {
 	const struct resize_job *j = ctx;
 	const struct resize_tables *t = j->t;
-	const int ch = t->in.ch, W = t->in.w, Wo = t->out.w, y = task;
-	const int32_t *xs = t->x.data, *xc = xs + Wo, *xw = xc + Wo;
-	const int32_t *ys = t->y.data, *yc = ys + t->out.h, *yw = yc + t->out.h;
+	const int ch = t->in.ch, W = t->in.w, Wo = t->out.w, Ho = t->out.h;
+	const int y0 = task * j->band, y1 = y0 + j->band < Ho ? y0 + j->band : Ho;
+	const int32_t *ys = t->y.data, *yc = ys + Ho, *yw = yc + Ho;
 	const struct resize_round rd = resize_round_for(t->filter);
 	const bool pm = resize_premul(t);
-	int64_t acc[RESIZE_CPU_CHUNK * 4];
+	int32_t acc[RESIZE_CPU_BAND][RESIZE_CPU_CHUNK * 4], h[RESIZE_CPU_CHUNK * 4];
+	int r0 = INT32_MAX, r1 = 0;
 	(void)worker;
 	if (!j->out)
 		return;
 	if (t->filter == RESIZE_NEAREST) {
-		const uint8_t *s = j->in->data + (size_t)t->y.data[y] * W * ch;
-		uint8_t *d = j->out->data + (size_t)y * Wo * ch;
-		for (int x = 0; x < Wo; x++)
-			memcpy(d + (size_t)x * ch, s + (size_t)t->x.data[x] * ch, (size_t)ch);
+		for (int y = y0; y < y1; y++) {
+			const uint8_t *s = j->in->data + (size_t)t->y.data[y] * W * ch;
+			uint8_t *d = j->out->data + (size_t)y * Wo * ch;
+			for (int x = 0; x < Wo; x++)
+				memcpy(d + (size_t)x * ch, s + (size_t)t->x.data[x] * ch, (size_t)ch);
+		}
 		return;
 	}
+	for (int y = y0; y < y1; y++) {
+		r0 = ys[y] < r0 ? ys[y] : r0;
+		r1 = ys[y] + yc[y] > r1 ? ys[y] + yc[y] : r1;
+	}
 	for (int x0 = 0; x0 < Wo; x0 += RESIZE_CPU_CHUNK) {
-		int x1 = x0 + RESIZE_CPU_CHUNK < Wo ? x0 + RESIZE_CPU_CHUNK : Wo;
-		memset(acc, 0, sizeof acc);
-		for (int k = 0; k < yc[y]; k++) {
-			const uint8_t *row = j->in->data + (size_t)(ys[y] + k) * W * ch;
-			int64_t wy = yw[(size_t)y * t->y.taps + k];
-			for (int x = x0; x < x1; x++) {
-				for (int c = 0; c < ch; c++) {
-					int64_t sum = 0;
-					const uint8_t *p = row + (size_t)xs[x] * ch;
-					for (int i = 0; i < xc[x]; i++, p += ch) {
-						int v = p[c];
-						if (pm && c < ch - 1) {
-							int m = v * p[ch - 1] + 128;
-							v = ((m >> 8) + m) >> 8;
-						}
-						sum += (int64_t)xw[(size_t)x * t->x.taps + i] * v;
-					}
-					acc[(x - x0) * ch + c] += wy * resize_clamp(sum, rd.r1, rd.s1, rd.m1);
-				}
+		int x1 = x0 + RESIZE_CPU_CHUNK < Wo ? x0 + RESIZE_CPU_CHUNK : Wo, n = (x1 - x0) * ch;
+		memset(acc, 0, sizeof acc[0] * (size_t)(y1 - y0));
+		for (int r = r0; r < r1; r++) {
+			bool used = false;
+			for (int y = y0; y < y1 && !used; y++)
+				used = r >= ys[y] && r < ys[y] + yc[y];
+			if (!used) // between the taps of rows far apart (a large shrink)
+				continue;
+			resize_cpu_h(t, j->in->data + (size_t)r * W * ch, x0, x1, h);
+			for (int y = y0; y < y1; y++) {
+				int k = r - ys[y];
+				if (k < 0 || k >= yc[y])
+					continue;
+				int32_t wy = yw[(size_t)y * t->y.taps + k], *a = acc[y - y0];
+				for (int i = 0; i < n; i++)
+					a[i] += wy * h[i];
 			}
 		}
-		uint8_t *d = j->out->data + ((size_t)y * Wo + x0) * ch;
-		for (int x = x0; x < x1; x++, d += ch) {
-			for (int c = 0; c < ch; c++)
-				d[c] = (uint8_t)resize_clamp(acc[(x - x0) * ch + c], rd.r2, rd.s2, 255);
-			int a = d[ch - 1];
-			if (pm && a != 0 && a != 255)
-				for (int c = 0; c < ch - 1; c++)
-					d[c] = (uint8_t)(255 * d[c] / a > 255 ? 255 : 255 * d[c] / a);
+		for (int y = y0; y < y1; y++) {
+			uint8_t *d = j->out->data + ((size_t)y * Wo + x0) * ch;
+			for (int x = x0; x < x1; x++, d += ch) {
+				for (int c = 0; c < ch; c++)
+					d[c] = (uint8_t)resize_clamp(acc[y - y0][(x - x0) * ch + c], rd.r2,
+								     rd.s2, 255);
+				int a = d[ch - 1];
+				if (pm && a != 0 && a != 255)
+					for (int c = 0; c < ch - 1; c++)
+						d[c] = (uint8_t)(255 * d[c] / a > 255 ? 255 : 255 * d[c] / a);
+			}
 		}
 	}
 }
 
+// Bands of at most RESIZE_CPU_BAND rows, at least four a thread where the image allows.
 static void resize_run_cpu(const void *params, const struct stage_plan *plan, const struct img *in,
 		struct img *out)
 {
 	(void)params;
-	struct resize_job j = { plan->priv, in, out };
+	struct resize_job j = { plan->priv, in, out, 1 };
 	if (!out) // passthrough: the same size
 		return;
-	par_run(par_threads(), out->h, resize_row, &j);
+	j.band = out->h / (4 * par_threads());
+	j.band = j.band < 1 ? 1 : j.band > RESIZE_CPU_BAND ? RESIZE_CPU_BAND : j.band;
+	par_run(par_threads(), (out->h + j.band - 1) / j.band, resize_band, &j);
 }
 
-// The output samples times the taps each sums (nearest: 1) and 8 more, about what a sample
-// costs besides its taps; on every core.
+// The multiply-adds of both passes and 8 a sample more, about what a sample costs besides its
+// taps; on every core. Pass 1 weighs the input rows the bands of output rows take (each row
+// once, and the taps of a band's first row again), along the output's width; pass 2 each
+// output sample's taps down its column. Nearest: 9 a sample.
 static void resize_cost(const void *params, const struct geom *in, const struct stage_plan *plan,
 			struct stage_cost *cost)
 {
 	const struct resize_tables *t = plan->priv;
-	double taps = (!t || t->filter == RESIZE_NEAREST ? 1 : (double)t->x.taps * t->y.taps) + 8;
-	(void)params, (void)in;
-	*cost = (struct stage_cost){ "resize", plan->passthrough ? 0 : geom_bytes(&plan->out) * taps,
-				     true };
+	double out = (double)geom_bytes(&plan->out), units = out * 9;
+	(void)params;
+	if (t && t->filter != RESIZE_NEAREST) {
+		double bands = (plan->out.h + RESIZE_CPU_BAND - 1) / RESIZE_CPU_BAND;
+		double rows = in->h + bands * t->y.taps;
+		if (rows > (double)plan->out.h * t->y.taps)
+			rows = (double)plan->out.h * t->y.taps;
+		units = rows * plan->out.w * in->ch * t->x.taps + out * (t->y.taps + 8);
+	}
+	*cost = (struct stage_cost){ "resize", plan->passthrough ? 0 : units, true };
 }
 
 // The horizontal table as the kernels take it (kernels/resize.cl): nearest's as it is; the
