@@ -293,6 +293,7 @@ void dev_status(struct run_dev *d, const struct ocl_program_id *p, int n, bool *
 	st->started = d->started;
 	st->opened = d->opened;
 	st->usable = !(d->opened && (d->failed || d->dropped));
+	st->failed = d->opened && d->failed;
 	st->opening_ms = d->started ? now_ms() - d->open_t0 : 0;
 	st->queue_ms = d->queue_ms;
 	for (int i = 0; i < n; i++) {

@@ -62,6 +62,7 @@ struct ocl *dev_ready(struct run_dev *d, const struct ocl_program_id *p, int n, 
 // device time the images that took it and have not left it expect (dev_queue).
 struct dev_status {
 	bool started, opened, usable;
+	bool failed; // not usable, and the run must stop (dev_get reports why)
 	double opening_ms;
 	double queue_ms;
 };

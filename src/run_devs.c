@@ -182,9 +182,9 @@ struct run_dev *devs_take(struct run_devs *s, int *slot)
 		if (s->v[i].dropped)
 			continue;
 		dev_status(s->v[i].dev, NULL, 0, NULL, &st);
-		// failed to open, or dropped on another image (with --verify a failure is the
-		// run's error, which the image that takes it reports)
-		if (st.opened && !st.usable && !s->verify) {
+		// dropped (with a warning) when it opened or on another image; one that failed
+		// is still taken: the image then reports the run's error
+		if (st.opened && !st.usable && !st.failed) {
 			s->v[i].dropped = true;
 			continue;
 		}
