@@ -111,6 +111,11 @@ expect_exit 0 "--verify --devices 0,1" "$CLIMG" --verify --devices 0,1 -j 4 "$D/
 	-o "$D/o6/%n.png" --report "$D/r6.jsonl"
 same_as_cpu "--verify on two devices: the CPU path's bytes" "$D/o6"
 check "--verify: both devices took images" test "$(devices_in "$D/r6.jsonl")" = "0 1 "
+# with --verify a device is required: one that fails to open is the run's error, not a drop
+expect_exit 1 "--verify: a device that fails to open is an error" env CLIMG_FAULT_INJECT=1 \
+	"$CLIMG" --verify --devices 0,1 -j 4 "$D/in" $CHAIN -o "$D/o8/%n.png"
+expect_stderr "--verify: the failure named" "CL_OUT_OF_RESOURCES"
+check "--verify: no device dropped" test "$(grep -c 'dropping device' "$T/err")" = 0
 
 # usage errors, before any work
 for l in "" "0,,1" "0," ",1" "7" "nosuchdevice" "all,0" "0,0" "PTHREAD,0"; do
