@@ -129,6 +129,13 @@ void err_stderr_unlock(void)
 	pthread_mutex_unlock(&stderr_mu);
 }
 
+void err_print(const char *text)
+{
+	err_stderr_lock();
+	fputs(text, stderr);
+	err_stderr_unlock();
+}
+
 void warn(const char *fmt, ...)
 {
 	char msg[MSG_BYTES];

@@ -22,10 +22,14 @@ void err_clear(void);
 // Prints "climg: warning: MESSAGE" to stderr unless err_quiet is set.
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-// Held while descriptor 2 is diverted (ocl.c, a build's compiler output) and while warn
-// writes, so that a warning from one thread never lands in another's diverted text.
+// Held while descriptor 2 is diverted (src/ocl/program.c, a build's compiler output) and
+// by every write to stderr that may happen meanwhile on another thread (warn, err_print,
+// the progress line and its messages), so that none lands in the diverted text.
 void err_stderr_lock(void);
 void err_stderr_unlock(void);
+
+// Writes text to stderr as it is, under err_stderr_lock.
+void err_print(const char *text);
 
 extern int err_quiet;
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The progress line (contracts in progress.h). The line is cosmetic: a failed write to
-// stderr is ignored rather than failing the batch.
+// stderr is ignored rather than failing the batch. Every write holds err_stderr_lock, as
+// a program's build holds it while descriptor 2 is diverted (src/ocl/program.c): a line
+// written meanwhile would land in the build's temporary file.
 #include "progress.h"
+
+#include "err.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -60,7 +64,7 @@ size_t progress_format(char *buf, size_t size, long done, long total, long faile
 	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
-// Writes s to stderr, ignoring failures (see the file's comment).
+// Writes s to stderr, ignoring failures (see the file's comment); err_stderr_lock held.
 static void put(const char *s, size_t len)
 {
 	while (len > 0) {
@@ -111,25 +115,32 @@ void progress_update(struct progress *p, long done, long failed)
 	p->done = done;
 	p->failed = failed;
 	now = now_ns();
-	if (p->on && (!p->drawn || now - p->last_ns >= REDRAW_NS || done == p->total))
+	if (p->on && (!p->drawn || now - p->last_ns >= REDRAW_NS || done == p->total)) {
+		err_stderr_lock();
 		draw(p, now);
+		err_stderr_unlock();
+	}
 	pthread_mutex_unlock(&p->lock);
 }
 
 void progress_message(struct progress *p, const char *msg)
 {
 	if (!p || !p->on) {
+		err_stderr_lock();
 		put(msg, strlen(msg));
 		put("\n", 1);
+		err_stderr_unlock();
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
+	err_stderr_lock();
 	if (p->drawn)
 		put("\r\033[K", 4);
 	put(msg, strlen(msg));
 	put("\n", 1);
 	if (p->drawn)
 		draw(p, now_ns());
+	err_stderr_unlock();
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -137,8 +148,11 @@ void progress_end(struct progress *p)
 {
 	if (!p)
 		return;
-	if (p->on && p->drawn)
+	if (p->on && p->drawn) {
+		err_stderr_lock();
 		put("\r\033[K", 4);
+		err_stderr_unlock();
+	}
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }

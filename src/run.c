@@ -247,10 +247,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-// --time for a batch: the totals.
+// --time for a batch: the totals. Each line under err_stderr_lock (a device may still
+// build, its stderr diverted); the devices' labels fetched outside it, as devs_label may
+// wait on a device that warns under its own lock.
 static void time_totals(const struct batch *b, double ms)
 {
 	double s = ms / 1e3;
+	err_stderr_lock();
 	fprintf(stderr, "climg: time: %zu images in %.3f s, %.2f images/s (%zu failed, %zu skipped)\n",
 		b->done, s, s > 0 ? (double)b->done / s : 0, b->failed, b->skipped);
 	fprintf(stderr, "climg: time: summed over the images: decode %.1f ms, stages %.1f ms, "
@@ -261,6 +264,7 @@ static void time_totals(const struct batch *b, double ms)
 		fprintf(stderr, "climg: time: the device took %zu images (%zu of them after the "
 			"CPU path ran their first stages), the CPU path %zu\n",
 			b->dev_images[0], b->later, b->dev_images[1]);
+	err_stderr_unlock();
 	// Which device took how many images: with --devices only (without, one device takes
 	// them all, or the CPU path once it is dropped).
 	for (int k = 0; b->dev_images && devs_multi(b->x.devs) && k <= devs_count(b->x.devs); k++) {
@@ -269,6 +273,7 @@ static void time_totals(const struct batch *b, double ms)
 		if (cpu && !b->dev_images[k])
 			continue;
 		devs_label(b->x.devs, cpu ? -1 : k, label, sizeof label);
+		err_stderr_lock();
 		fprintf(stderr, "climg: time: device %s: %zu images, %.2f images/s",
 			cpu ? "cpu (the CPU path)" : label, b->dev_images[k],
 			s > 0 ? (double)b->dev_images[k] / s : 0);
@@ -277,6 +282,7 @@ static void time_totals(const struct batch *b, double ms)
 		else
 			fprintf(stderr, ", busy %.1f ms (%.0f%%)\n", b->dev_ms[k],
 				ms > 0 ? 100 * b->dev_ms[k] / ms : 0);
+		err_stderr_unlock();
 	}
 }
 
@@ -461,7 +467,9 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	pthread_cond_init(&b.x.budget_cv, NULL);
 	if (n == 1) {
 		status = run_single(&b);
+		err_stderr_lock(); // a device may still build, its stderr diverted
 		verify_line(&b);
+		err_stderr_unlock();
 		goto done;
 	}
 	batch_keep_memory();
@@ -492,12 +500,14 @@ int run_batch(const struct run_opts *o, const struct chain *c, const struct job_
 	progress_end(b.progress);
 	if (o->time)
 		time_totals(&b, now_ms() - t0);
+	err_stderr_lock(); // a device may still build, its stderr diverted
 	verify_line(&b);
 	if (b.failed) {
 		fprintf(stderr, "climg: %zu of %zu inputs failed%s\n", b.failed, n,
 			atomic_load(&b.stop) && b.done < n ? "; --fail-fast started no more" : "");
 		status = b.differ ? EXIT_VERIFY : EXIT_RUN;
 	}
+	err_stderr_unlock();
 done:
 	free(b.order);
 	snprintf(saved, sizeof saved, "%s", err_msg()); // a single image's failure, for main

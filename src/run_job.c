@@ -270,9 +270,9 @@ static int job_expect(const struct run_opts *o, const struct job_input *input,
 		rc = rc > 0 ? 2 : -1;
 		goto done;
 	}
-	flockfile(stderr); // one whole line, whichever threads print at once
+	err_stderr_lock(); // one whole line, whichever threads print at once, never diverted
 	rc = cmp_print(stderr, &cr, &o->cmp, input->path);
-	funlockfile(stderr);
+	err_stderr_unlock();
 	if (rc == 0 && (!cr.same || cr.mismatch)) {
 		if (cr.mismatch)
 			err_set("differs from %s in %s", path, cr.mismatch);
@@ -478,7 +478,9 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 			dev_build_times(jd.d, prog, tm.programs, &tm.run.build_ms,
 					&tm.programs_cached);
 		}
+		err_stderr_lock(); // a device may still build, its stderr diverted
 		time_report(&tm, &plan, o->time_json);
+		err_stderr_unlock();
 	}
 	status = expect ? EXIT_RUN : 0; // what differs is still written, for a look at it
 fail:
@@ -488,10 +490,10 @@ fail:
 		if (dev_error && jd.dev) {
 			dev_lock(jd.d);
 			if (ocl_build_log(jd.dev))
-				fputs(ocl_build_log(jd.dev), stderr);
+				err_print(ocl_build_log(jd.dev));
 			dev_unlock(jd.d);
 		} else if ((dev_error || dev_failed) && jd.d && dev_build_log(jd.d)) {
-			fputs(dev_build_log(jd.d), stderr);
+			err_print(dev_build_log(jd.d));
 		}
 		outs_free(&r->outs); // removes what was not committed
 		free(r->sums);

@@ -115,6 +115,10 @@ check "--verify: both devices took images" test "$(devices_in "$D/r6.jsonl")" = 
 expect_exit 1 "--verify: a device that fails to open is an error" env CLIMG_FAULT_INJECT=1 \
 	"$CLIMG" --verify --devices 0,1 -j 4 "$D/in" $CHAIN -o "$D/o8/%n.png"
 expect_stderr "--verify: the failure named" "CL_OUT_OF_RESOURCES"
+# each failed input's line, though the other device builds meanwhile with descriptor 2
+# diverted (src/ocl/program.c)
+check "--verify: a line for each failed input" test "$(grep -c "^climg: $D/in/i[0-9]*\.png: " "$T/err")" = \
+	"$(sed -n 's/^climg: \([0-9]*\) of 12 inputs failed$/\1/p' "$T/err")"
 check "--verify: no device dropped" test "$(grep -c 'dropping device' "$T/err")" = 0
 
 # usage errors, before any work
