@@ -124,6 +124,11 @@ void err_stderr_lock(void)
 	pthread_mutex_lock(&stderr_mu);
 }
 
+int err_stderr_trylock(void)
+{
+	return pthread_mutex_trylock(&stderr_mu) == 0;
+}
+
 void err_stderr_unlock(void)
 {
 	pthread_mutex_unlock(&stderr_mu);

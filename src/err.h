@@ -27,6 +27,9 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // the progress line and its messages), so that none lands in the diverted text.
 void err_stderr_lock(void);
 void err_stderr_unlock(void);
+// Takes the lock where it is free now (1, else 0), for what may be skipped rather than
+// wait on a build.
+int err_stderr_trylock(void);
 
 // Writes text to stderr as it is, under err_stderr_lock.
 void err_print(const char *text);

@@ -115,8 +115,9 @@ void progress_update(struct progress *p, long done, long failed)
 	p->done = done;
 	p->failed = failed;
 	now = now_ns();
-	if (p->on && (!p->drawn || now - p->last_ns >= REDRAW_NS || done == p->total)) {
-		err_stderr_lock();
+	// a redraw waits for no build (the next one comes soon); messages do
+	if (p->on && (!p->drawn || now - p->last_ns >= REDRAW_NS || done == p->total) &&
+	    err_stderr_trylock()) {
 		draw(p, now);
 		err_stderr_unlock();
 	}
