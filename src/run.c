@@ -194,10 +194,12 @@ static void report_line(struct batch *b, const struct job_input *in, const struc
 	free(outs);
 }
 
-// Counts a finished image and reports a failure in one line naming the input.
+// Counts a finished image and reports a failure in one line naming the input (printed
+// after the batch's lock is let go: it may wait for a build that holds stderr).
 static void finish(struct batch *b, const struct job_input *in, const struct job_result *r)
 {
 	char line[1200];
+	bool say = false;
 	pthread_mutex_lock(&b->mu);
 	b->done++;
 	b->decode_ms += r->decode_ms;
@@ -220,7 +222,7 @@ static void finish(struct batch *b, const struct job_input *in, const struct job
 			snprintf(line, sizeof line, "climg: %s", r->error);
 		else
 			snprintf(line, sizeof line, "climg: %s: %s", in->path, r->error);
-		progress_message(b->progress, line);
+		say = true;
 		if (b->x.o->fail_fast)
 			atomic_store(&b->stop, true);
 	}
@@ -228,6 +230,8 @@ static void finish(struct batch *b, const struct job_input *in, const struct job
 		report_line(b, in, r);
 	progress_update(b->progress, (long)b->done, (long)b->failed);
 	pthread_mutex_unlock(&b->mu);
+	if (say)
+		progress_message(b->progress, line);
 }
 
 static void *worker(void *arg)
