@@ -17,7 +17,6 @@ struct slot {
 	char then[96];    // the warning's end when it is dropped
 	char label[200];  // devs_label
 	bool named;       // the label holds the device's name
-	bool dropped;     // devs_take found it dropped, or devs_drop dropped it
 	int taken;        // images taken and not given back
 	int waiting;      // images between devs_enter and devs_leave
 	double ms, pixels; // the stages' time and the pixels of the images it ran
@@ -179,15 +178,11 @@ struct run_dev *devs_take(struct run_devs *s, int *slot)
 	}
 	pthread_mutex_lock(&s->mu);
 	for (int i = 0; i < s->n; i++) {
-		if (s->v[i].dropped)
-			continue;
 		dev_status(s->v[i].dev, NULL, 0, NULL, &st);
 		// dropped (with a warning) when it opened or on another image; one that failed
 		// is still taken: the image then reports the run's error
-		if (st.opened && !st.usable && !st.failed) {
-			s->v[i].dropped = true;
+		if (st.opened && !st.usable && !st.failed)
 			continue;
-		}
 		if (best < 0 || s->v[i].taken < s->v[best].taken)
 			best = i;
 	}
@@ -216,10 +211,7 @@ void devs_give(struct run_devs *s, int slot)
 
 void devs_drop(struct run_devs *s, int slot, const char *msg)
 {
-	dev_drop(s->v[slot].dev, msg);
-	pthread_mutex_lock(&s->mu);
-	s->v[slot].dropped = true;
-	pthread_mutex_unlock(&s->mu);
+	dev_drop(s->v[slot].dev, msg); // devs_take then sees it dropped (dev_status)
 }
 
 bool devs_enter(struct run_devs *s, int slot, double pixels)

@@ -36,11 +36,11 @@ void devs_label(struct run_devs *s, int slot, char *buf, size_t n);
 
 // A device for an image, without waiting for it to open (the image decodes meanwhile; its
 // dev_ready waits): the one with the fewest images taken, skipping any dropped (a failure
-// that stops the run is left for the image to report). *slot gets its slot. An image whose device then turns out unusable takes
-// another (devs_give, devs_take). NULL (slot -1) once every device of a --devices set is
-// dropped: the CPU path, said once with a warning. Without --devices, always the set's one
-// device (dev_get says whether it is usable). Give it back with devs_give once the image's
-// stages are done.
+// that stops the run is left for the image to report). *slot gets its slot. An image whose
+// device then turns out unusable takes another (devs_give, devs_take). NULL (slot -1) once
+// every device of a --devices set is dropped: the CPU path, said once with a warning.
+// Without --devices, always the set's one device (dev_get says whether it is usable). Give
+// it back with devs_give once the image's stages are done.
 struct run_dev *devs_take(struct run_devs *s, int *slot);
 void devs_give(struct run_devs *s, int slot);
 
