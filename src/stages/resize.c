@@ -43,7 +43,8 @@
 // plan read them, free_plan frees them.
 struct resize_tables {
 	struct resize_axis x, y;
-	struct resize_blocks xb, yb; // their blocked forms, for the kernels (not nearest)
+	struct resize_blocks xb, yb; // their blocked forms, for the kernels (not nearest,
+				     // neither side growing: resize_blocked_suits), else zeros
 	enum resize_filter filter; // as run: never RESIZE_DEFAULT
 	struct geom in, out;
 };
@@ -175,8 +176,8 @@ static int resize_plan(const void *params, const struct geom *in, struct stage_p
 	t->out = plan->out;
 	if (resize_axis_make(&t->x, f, in->w, (int)w) < 0 ||
 	    resize_axis_make(&t->y, f, in->h, (int)h) < 0 ||
-	    (f != RESIZE_NEAREST && (resize_blocks_make(&t->xb, &t->x) < 0 ||
-				     resize_blocks_make(&t->yb, &t->y) < 0))) {
+	    (f != RESIZE_NEAREST && !grows && (resize_blocks_make(&t->xb, &t->x) < 0 ||
+					       resize_blocks_make(&t->yb, &t->y) < 0))) {
 		resize_free_plan(t);
 		return -1;
 	}
