@@ -20,6 +20,21 @@ inline int resize_pm(int v, int a)
 	return ((t >> 8) + t) >> 8;
 }
 
+// Stores the ch channels of one output pixel at d from their sums: each clamp((sum + r) >>
+// s, 0, 255), colour then divided by the pixel's alpha where premul, as Pillow.
+inline void resize_store(__global uchar *d, const int *sum, int ch, int r, int s, int premul)
+{
+	int v[4];
+	for (int c = 0; c < ch; c++)
+		v[c] = resize_clamp(sum[c], r, s, 255);
+	int a = v[ch - 1];
+	if (premul && a != 0 && a != 255)
+		for (int c = 0; c < ch - 1; c++)
+			v[c] = min(255 * v[c] / a, 255);
+	for (int c = 0; c < ch; c++)
+		d[c] = (uchar)v[c];
+}
+
 // resize_nearest_cN: out(x, y) = in(xt[x], yt[y]). Global (Wo, Ho).
 #define RESIZE_NEAREST(CH)                                                               \
 __kernel void resize_nearest_c##CH(__global const uchar *in, __global uchar *out, int W,  \
@@ -83,16 +98,7 @@ __kernel void resize_v_c##CH(__global const ushort *tmp, __global uchar *out, in
 	for (int i = 0; i < count; i++, p += (size_t)Wo * CH)                           \
 		for (int c = 0; c < CH; c++)                                            \
 			sum[c] += w[i] * p[c];                                          \
-	int v[CH];                                                                      \
-	for (int c = 0; c < CH; c++)                                                    \
-		v[c] = resize_clamp(sum[c], r2, s2, 255);                               \
-	int a = v[CH - 1];                                                              \
-	if (premul && a != 0 && a != 255)                                               \
-		for (int c = 0; c < CH - 1; c++)                                        \
-			v[c] = min(255 * v[c] / a, 255);                                \
-	__global uchar *d = out + ((size_t)y * Wo + x) * CH;                            \
-	for (int c = 0; c < CH; c++)                                                    \
-		d[c] = (uchar)v[c];                                                     \
+	resize_store(out + ((size_t)y * Wo + x) * CH, sum, CH, r2, s2, premul);         \
 }
 
 // The blocked kernels take an axis's blocked table (src/stages/resize.h, struct
@@ -229,18 +235,9 @@ __kernel void resize_vb_c##CH(__global const ushort *tmp, __global uchar *out, i
 		for (int c = 0; c < CH; c++)                                            \
 			RESIZE_ADD4(sum, CH, c, wk, (int)p[c]);                         \
 	}                                                                               \
-	for (int j = 0; j < 4 && 4 * g + j < Ho; j++) {                                 \
-		int v[CH];                                                              \
-		for (int c = 0; c < CH; c++)                                            \
-			v[c] = resize_clamp(sum[j * CH + c], r2, s2, 255);              \
-		int a = v[CH - 1];                                                      \
-		if (premul && a != 0 && a != 255)                                       \
-			for (int c = 0; c < CH - 1; c++)                                \
-				v[c] = min(255 * v[c] / a, 255);                        \
-		__global uchar *d = out + ((size_t)(4 * g + j) * Wo + x) * CH;          \
-		for (int c = 0; c < CH; c++)                                            \
-			d[c] = (uchar)v[c];                                             \
-	}                                                                               \
+	for (int j = 0; j < 4 && 4 * g + j < Ho; j++)                                   \
+		resize_store(out + ((size_t)(4 * g + j) * Wo + x) * CH, sum + j * CH, CH, \
+			     r2, s2, premul);                                           \
 }
 
 #define RESIZE_KERNELS(CH)                                                               \
