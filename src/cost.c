@@ -61,6 +61,8 @@ static void device_init(struct cost_model *m, enum cost_dev_type t)
 	// a zero-copy device handed an image at a later stage wraps it in place or copies it,
 	// and writes fresh memory (first touches: 2.6 ns a byte on the 2-core machine)
 	m->switch_ns = t == COST_DEV_GPU ? 0.3 : 4.5;
+	// a CPU device is zero-copy; a GPU's copies, 16 images at once on the H200's 16 cores
+	m->copy_ns = t == COST_DEV_CPU ? 0 : 0.25;
 	m->launch_ms = t == COST_DEV_GPU ? 0.03 : 0.1;
 	m->load_ms = 10;
 	m->compile_ms = 5000;
@@ -124,13 +126,13 @@ void cost_est_free(struct cost_est *e)
 }
 
 int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int cores,
-		  struct cost_est *e)
+		  bool batch, struct cost_est *e)
 {
 	double out_bytes = (double)geom_bytes(&p->out) + (double)p->side_cl_bytes;
 	double share = m->dev_type == COST_DEV_CPU && threads > 0 && threads < cores
 			       ? (double)cores / threads : 1;
 
-	*e = (struct cost_est){ .n = p->n, .threads = threads, .cores = cores };
+	*e = (struct cost_est){ .n = p->n, .threads = threads, .cores = cores, .batch = batch };
 	// one block: cpu_ms, dev_ms and in_ms, n entries each (in_ms one more)
 	e->cpu_ms = calloc(3 * (size_t)p->n + 1, sizeof *e->cpu_ms);
 	if (!e->cpu_ms)
@@ -156,6 +158,8 @@ int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int c
 			      (m->xfer_ns + (i > 0 ? m->switch_ns : 0)) / 1e6;
 	}
 	e->out_ms = share * out_bytes * m->xfer_ns / 1e6;
+	e->copy_in_ms = p->n > 0 ? (double)geom_bytes(&p->st[0].in) * m->copy_ns / 1e6 : 0;
+	e->copy_out_ms = batch ? (double)geom_bytes(&p->out) * m->copy_ns / 1e6 : 0;
 	return 0;
 }
 
@@ -184,7 +188,8 @@ int cost_split(const struct cost_est *e, int k, double ready_ms, double *ms)
 	for (int j = e->n - 1; ready_ms >= 0 && j >= k; j--)
 		dev += e->dev_ms[j];
 	for (int j = k; ready_ms >= 0 && j < e->n; j++) {
-		double t = (cpu > ready_ms ? cpu : ready_ms) + e->in_ms[j] + dev + e->out_ms;
+		double t = (cpu > ready_ms ? cpu : ready_ms) + e->in_ms[j] + dev + e->out_ms +
+			   (j == 0 ? e->copy_in_ms : 0) + e->copy_out_ms;
 		if (t < best) {
 			best = t;
 			bj = j;
@@ -296,7 +301,7 @@ void cost_learn_dev(struct cost_model *m, const struct plan *p, const struct cos
 {
 	struct cost_est now;
 
-	if (cost_estimate(m, p, e->threads, e->cores, &now) < 0)
+	if (cost_estimate(m, p, e->threads, e->cores, e->batch, &now) < 0)
 		return;
 	learn_dev(m, p, &now, from, ms);
 	cost_est_free(&now);
@@ -325,6 +330,14 @@ void cost_learn_decode(struct cost_model *m, bool jpeg, double pixels, double ms
 		return;
 	average(&m->decode_ns[jpeg ? 0 : 1], ms * 1e6 / pixels);
 	m->learned = true;
+}
+
+void cost_learn_copy(struct cost_model *m, double bytes, double ms)
+{
+	if (bytes < 1e6) // the clock's and the threads' overhead
+		return;
+	average(&m->copy_ns, ms * 1e6 / bytes);
+	m->learned = m->dev_learned = true;
 }
 
 double cost_decode_ms(const struct cost_model *m, bool jpeg, double pixels)

@@ -55,6 +55,9 @@ struct cost_model {
 	                    // what stands for them: first touches of fresh memory, the map)
 	double switch_ns;   // ns more a byte of the image handed over at a later stage than the
 	                    // first (copied to pinned memory, or, zero-copy, into fresh memory)
+	double copy_ns;     // ns a byte copied on the host between an image's own memory and
+	                    // the device's pinned memory, wall time: the decoded input, and in a
+	                    // batch the result (0 on a zero-copy device, which copies neither)
 	double launch_ms;   // a stage's launch and wait
 	double load_ms;     // building a program from the binary cache
 	double compile_ms;  // compiling one from source (where none of its own is known)
@@ -83,29 +86,34 @@ void cost_stage(const struct plan_stage *s, struct stage_cost *sc);
 // The estimates for one image's plan, in ms: each stage on the CPU path with `threads`
 // cores (cpu_ms) and on the device (dev_ms, launch included); moving the image stage k reads
 // into the device (in_ms[k], handing it over included) and the output and side outputs out
-// of it (out_ms). Where the
+// of it (out_ms); the host's copies around the device that its own time leaves out
+// (copy_in_ms: the decoded input into pinned memory, where the device takes the chain from
+// its first stage; copy_out_ms: in a batch, the result out of pinned memory, which then
+// serves another image). Where the
 // device is a CPU device and the image has fewer than the machine's `cores` (other images
 // in flight take the rest), the device's times count as on the image's share of them:
 // the device runs on every core, the others' too.
 struct cost_est {
 	int n;
 	double *cpu_ms, *dev_ms, *in_ms;
-	double out_ms;
+	double out_ms, copy_in_ms, copy_out_ms;
 	int threads, cores; // what cost_estimate was given
+	bool batch;
 };
 int cost_estimate(struct cost_model *m, const struct plan *p, int threads, int cores,
-		  struct cost_est *e);
+		  bool batch, struct cost_est *e);
 void cost_est_free(struct cost_est *e);
 
-// The stages from k on: on the CPU path, and on the device (ready now).
+// The stages from k on: on the CPU path, and on the device (ready now; the device's own
+// time, which the host's copies around it are not part of).
 double cost_cpu_rest(const struct cost_est *e, int k);
 double cost_dev_rest(const struct cost_est *e, int k);
 
 // Where stages k .. n-1 should run when the device is ready in ready_ms (0: now; a negative
 // value: never): returns j, k <= j <= n, for the CPU path running stages k .. j-1 and the
 // device the rest, taking them when it is ready and the CPU path is through; j == n for the
-// CPU path running them all. A tie goes to the CPU path. *ms (may be NULL) gets the
-// estimate of that choice.
+// CPU path running them all; the device's share counts the host's copies around it. A tie
+// goes to the CPU path. *ms (may be NULL) gets the estimate of that choice.
 int cost_split(const struct cost_est *e, int k, double ready_ms, double *ms);
 
 // A program's build on the automatic device: from the binary cache where its file is there
@@ -127,6 +135,8 @@ void cost_learn_open(struct cost_model *m, double ms, bool upper);
 void cost_learn_build(struct cost_model *m, const char *name, int ch, bool from_cache, double ms,
 		      bool upper);
 void cost_learn_decode(struct cost_model *m, bool jpeg, double pixels, double ms);
+// bytes copied between an image's memory and the device's pinned memory in ms.
+void cost_learn_copy(struct cost_model *m, double bytes, double ms);
 
 // Decoding that many pixels, as the model expects it.
 double cost_decode_ms(const struct cost_model *m, bool jpeg, double pixels);

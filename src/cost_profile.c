@@ -8,7 +8,8 @@
 //   device TYPE NAME                the automatic device: unknown, none, cpu or gpu, and
 //                                   "NAME (PLATFORM), DRIVER"
 //   ident HEX                       what names its programs in the binary cache
-//   open_ms MS, xfer_ns NS, switch_ns NS, launch_ms MS, load_ms MS, compile_ms MS
+//   open_ms MS, xfer_ns NS, switch_ns NS, copy_ns NS, launch_ms MS, load_ms MS,
+//   compile_ms MS
 //   decode_ns JPEG OTHER
 //   kind NAME CPU_NS DEV_NS CPU1_NS one a kind of stage (struct stage_cost, struct
 //                                   cost_kind; without CPU1_NS, CPU_NS for both)
@@ -60,6 +61,8 @@ static void parse_line(struct cost_model *m, char *line)
 		m->xfer_ns = a;
 	else if (sscanf(line, "switch_ns %lf", &a) == 1 && a >= 0)
 		m->switch_ns = a;
+	else if (sscanf(line, "copy_ns %lf", &a) == 1 && a >= 0)
+		m->copy_ns = a;
 	else if (sscanf(line, "launch_ms %lf", &a) == 1 && a >= 0)
 		m->launch_ms = a;
 	else if (sscanf(line, "load_ms %lf", &a) == 1 && a >= 0)
@@ -130,6 +133,7 @@ static void device_part_take(struct cost_model *m, const struct cost_model *src)
 	m->open_ms = src->open_ms;
 	m->xfer_ns = src->xfer_ns;
 	m->switch_ns = src->switch_ns;
+	m->copy_ns = src->copy_ns;
 	m->launch_ms = src->launch_ms;
 	m->load_ms = src->load_ms;
 	m->compile_ms = src->compile_ms;
@@ -168,9 +172,10 @@ void cost_profile_save(struct cost_model *m)
 	fprintf(f, "%s\nversion %s\nsaved %.0f\ndevice %s %s\n", magic, climg_version(),
 		(double)time(NULL), type_names[m->dev_type], m->device);
 	fprintf(f, "ident %016llx\n", (unsigned long long)m->ident);
-	fprintf(f, "open_ms %.3f\nxfer_ns %.6g\nswitch_ns %.6g\nlaunch_ms %.4f\nload_ms %.3f\n"
-		   "compile_ms %.1f\ndecode_ns %.4g %.4g\n",
-		m->open_ms, m->xfer_ns, m->switch_ns, m->launch_ms, m->load_ms, m->compile_ms,
+	fprintf(f, "open_ms %.3f\nxfer_ns %.6g\nswitch_ns %.6g\ncopy_ns %.6g\nlaunch_ms %.4f\n"
+		   "load_ms %.3f\ncompile_ms %.1f\ndecode_ns %.4g %.4g\n",
+		m->open_ms, m->xfer_ns, m->switch_ns, m->copy_ns, m->launch_ms, m->load_ms,
+		m->compile_ms,
 		m->decode_ns[0],
 		m->decode_ns[1]);
 	for (int i = 0; i < m->nkinds; i++)

@@ -352,6 +352,8 @@ bool dev_learn(struct run_dev *d, struct cost_model *m)
 		goto done;
 	cost_set_device(m, name, about.is_gpu ? COST_DEV_GPU
 			   : ocl_cpu_device(d->ocl) ? COST_DEV_CPU : COST_DEV_GPU);
+	if (pipeline_zero_copy(d->ocl))
+		m->copy_ns = 0; // the device works in the image's own memory
 	m->ident = d->ident;
 	if (!d->open_learned)
 		cost_learn_open(m, d->open_ms, false);

@@ -236,7 +236,9 @@ static int pinned_release(struct run_ctx *x, struct job_dev *jd, struct img *in,
 			return err_set("out of memory for a %dx%d image", res->w, res->h);
 		if (plain == *spare)
 			*spare = NULL;
+		double t0 = now_ms();
 		job_copy_in(plain, res->data, bytes);
+		path_learn_copy(x, jd, (double)bytes, now_ms() - t0);
 		if (in->data == res->data)
 			in->data = NULL;
 		dev_free(jd->res_dev, res->data);
@@ -409,6 +411,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		job_copy_in(pinned, in.data, geom_bytes(&g));
 		tm.copy_in_ms = now_ms() - t0;
 		tm.copy_in_bytes = geom_bytes(&g);
+		path_learn_copy(x, &jd, (double)tm.copy_in_bytes, tm.copy_in_ms);
 		// The output may be downloaded over the input: the CPU path taking over from an
 		// automatically chosen device that fails then needs the decoded image as it was,
 		// so that stays until the device is done; elsewhere it goes now.

@@ -163,6 +163,9 @@ int job_stages(struct run_ctx *x, struct job_dev *jd, struct job_path *jp, const
 
 // Folds what the image measured into the run's model (a no-op where nothing is learned).
 void path_learn_decode(struct run_ctx *x, bool jpeg, const struct geom *g, double ms);
+// Folds a copy between an image's memory and the pinned memory of jd's device into the
+// model, where that device is the automatic one and the run is no --verify run.
+void path_learn_copy(struct run_ctx *x, const struct job_dev *jd, double bytes, double ms);
 
 // Frees jp.
 void path_free(struct job_path *jp);

@@ -81,7 +81,7 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 	tm->dev_from = n;
 	jp->nprog = plan_programs(p, jp->prog, 64);
 	pthread_mutex_lock(&a->mu);
-	rc = cost_estimate(&a->m, p, threads, cores, &jp->e);
+	rc = cost_estimate(&a->m, p, threads, cores, !x->single, &jp->e);
 	left = a->left > 0 ? a->left-- : 1;
 	decode = cost_decode_ms(&a->m, jpeg, (double)p->in.w * p->in.h);
 	unknown = a->m.dev_type == COST_DEV_UNKNOWN;
@@ -133,7 +133,8 @@ int path_plan(struct run_ctx *x, struct job_dev *jd, const struct plan *p, bool 
 		double c = cpu, ready0, after, gain;
 		struct cost_est es;
 		pthread_mutex_lock(&a->mu);
-		rc = lane_threads == threads ? 1 : cost_estimate(&a->m, p, lane_threads, cores, &es);
+		rc = lane_threads == threads ? 1
+					     : cost_estimate(&a->m, p, lane_threads, cores, true, &es);
 		pthread_mutex_unlock(&a->mu);
 		if (rc == 0) {
 			c = cost_cpu_rest(&es, 0);
@@ -227,6 +228,15 @@ void path_learn_decode(struct run_ctx *x, bool jpeg, const struct geom *g, doubl
 {
 	pthread_mutex_lock(&x->aut.mu);
 	cost_learn_decode(&x->aut.m, jpeg, (double)g->w * g->h, ms);
+	pthread_mutex_unlock(&x->aut.mu);
+}
+
+void path_learn_copy(struct run_ctx *x, const struct job_dev *jd, double bytes, double ms)
+{
+	if (!jd->dev || !ocl_is_default(jd->dev) || x->o->verify)
+		return;
+	pthread_mutex_lock(&x->aut.mu);
+	cost_learn_copy(&x->aut.m, bytes, ms);
 	pthread_mutex_unlock(&x->aut.mu);
 }
 

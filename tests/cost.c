@@ -85,7 +85,7 @@ static void test_estimates(void)
 
 	cost_init(&m, COST_DEV_CPU);
 	// a tiny image: microseconds of work, the device's opening alone is 100s of ms
-	if (plan_of(&ch, &p, "grey rotate:90", &tiny) == 0 && cost_estimate(&m, &p, 2, 2, &e) == 0) {
+	if (plan_of(&ch, &p, "grey rotate:90", &tiny) == 0 && cost_estimate(&m, &p, 2, 2, false, &e) == 0) {
 		CHECK("estimates: a tiny image is microseconds on the CPU path",
 		      cost_cpu_rest(&e, 0) < 0.01);
 		CHECK("estimates: a tiny image never goes to a device that opens in 120 ms",
@@ -98,7 +98,7 @@ static void test_estimates(void)
 	}
 	// 20 MP through gauss sigma 8: seconds on the CPU path, the device far quicker
 	if (plan_of(&ch, &p, "convolve:gauss:sigma=8", &big) == 0 &&
-	    cost_estimate(&m, &p, 2, 2, &e) == 0) {
+	    cost_estimate(&m, &p, 2, 2, false, &e) == 0) {
 		CHECK("estimates: 20 MP gauss sigma 8 takes seconds on the CPU path",
 		      cost_cpu_rest(&e, 0) > 2000);
 		CHECK("estimates: ... and goes to the device even opening in 250 ms",
@@ -124,7 +124,7 @@ static void test_estimates(void)
 		cost_stage(&p.st[1], &sc);
 		CHECK("stage cost: without a hook a stage is of its own kind, on one core",
 		      !strcmp(sc.kind, "histogram") && !sc.cpu_par && sc.units == 6028.0 * 3391 * 3);
-		if (cost_estimate(&m, &p, 1, 2, &e1) == 0 && cost_estimate(&m, &p, 2, 2, &e2) == 0) {
+		if (cost_estimate(&m, &p, 1, 2, false, &e1) == 0 && cost_estimate(&m, &p, 2, 2, false, &e2) == 0) {
 			CHECK("estimates: a remap on 2 cores takes half its time on 1, a histogram the same",
 			      fabs(e1.cpu_ms[0] - 2 * e2.cpu_ms[0]) < 1e-9 && e1.cpu_ms[1] == e2.cpu_ms[1]);
 			// an image with one of two cores (a batch): a CPU device takes both
@@ -138,7 +138,7 @@ static void test_estimates(void)
 		// on one: each estimate takes its own rate
 		cost_kind(&m, "remap")->cpu_ns = 3;
 		cost_kind(&m, "remap")->cpu1_ns = 1;
-		if (cost_estimate(&m, &p, 1, 2, &e1) == 0 && cost_estimate(&m, &p, 2, 2, &e2) == 0)
+		if (cost_estimate(&m, &p, 1, 2, false, &e1) == 0 && cost_estimate(&m, &p, 2, 2, false, &e2) == 0)
 			CHECK("estimates: one thread at the one-thread rate, two at the rate over threads",
 			      fabs(e1.cpu_ms[0] - 2.0 * 6028 * 3391 * 3 * 1 / 1e6) < 1e-6 &&
 				      fabs(e2.cpu_ms[0] - 2.0 * 6028 * 3391 * 3 * 3 / 2 / 1e6) < 1e-6);
@@ -207,7 +207,7 @@ static void test_learning_at_once(void)
 		CHECK("learning at once: the plan", 0);
 		return;
 	}
-	if (cost_estimate(&m, &p, 16, 16, &e1) == 0 && cost_estimate(&m, &p, 16, 16, &e2) == 0) {
+	if (cost_estimate(&m, &p, 16, 16, false, &e1) == 0 && cost_estimate(&m, &p, 16, 16, false, &e2) == 0) {
 		d0 = cost_kind(&m, "convolve")->dev_ns;
 		x0 = m.xfer_ns;
 		CHECK("learning at once: the estimate is worth learning from", cost_dev_rest(&e1, 0) > 2);
@@ -218,7 +218,7 @@ static void test_learning_at_once(void)
 		CHECK("learning at once: the first image moves the rates up",
 		      fabs(d1 - d0 * 1.9) < 1e-9 * d0 && fabs(x1 - x0 * 1.9) < 1e-9 * x0);
 		// the second took what the model now expects: nothing is left to correct
-		if (cost_estimate(&m, &p, 16, 16, &now) == 0) {
+		if (cost_estimate(&m, &p, 16, 16, false, &now) == 0) {
 			cost_learn_dev(&m, &p, &e2, 0, cost_dev_rest(&now, 0));
 			CHECK("learning at once: what the model now expects changes nothing, "
 			      "whatever the older estimate said",
@@ -241,6 +241,76 @@ static void test_learning_at_once(void)
 	chain_free(&ch);
 }
 
+// The host's copies around a device with memory of its own: the decoded input into pinned
+// memory, and in a batch the result out of it. They count against the device where the
+// chain is split, not in its own time (which the device's runs measure without them).
+static void test_copies(void)
+{
+	double cpu[] = { 5 }, dev[] = { 1 }, in[] = { 1 }, lcpu[] = { 5, 5 }, ldev[] = { 1, 1 },
+	       lin[] = { 1, 1 }, ms;
+	struct cost_est e = est(1, cpu, dev, in, 1), later = est(2, lcpu, ldev, lin, 1);
+	struct cost_model m;
+	struct chain ch;
+	struct plan p;
+	struct cost_est one, batch, now;
+	struct geom big = { 6028, 3391, 3, 0 };
+	double bytes = 6028.0 * 3391 * 3, x0, d0;
+
+	// 3 ms on the device against 5 on the CPU path; with 1.5 ms of copies each way, 6
+	CHECK("copies: without them the device", cost_split(&e, 0, 0, &ms) == 0 && ms == 3);
+	e.copy_in_ms = e.copy_out_ms = 1.5;
+	CHECK("copies: with them the CPU path", cost_split(&e, 0, 0, &ms) == 1 && ms == 5);
+	CHECK("copies: not part of the device's own time", cost_dev_rest(&e, 0) == 3);
+	// from stage 1: 1 + 2 + 1 and 1.5 + 1.5 of copies, 7 against 10 on the CPU path
+	later.copy_in_ms = later.copy_out_ms = 1.5;
+	CHECK("copies: the device from stage 1, both copies counted",
+	      cost_split(&later, 0, 0, &ms) == 0 && ms == 7);
+	// with 5 ms to copy the input in, 10.5 from stage 1; handed over at stage 2 the image is
+	// no decoded input: 5 + 1 + 1 + 1 + 1.5 = 9.5
+	later.copy_in_ms = 5;
+	CHECK("copies: the input's copy only where the device takes the first stage",
+	      cost_split(&later, 0, 0, &ms) == 1 && ms == 9.5);
+
+	cost_init(&m, COST_DEV_GPU);
+	CHECK("copies: a GPU copies, a CPU device does not",
+	      m.copy_ns > 0 && (cost_set_device(&m, "cpu", COST_DEV_CPU), m.copy_ns == 0));
+	cost_init(&m, COST_DEV_GPU);
+	if (plan_of(&ch, &p, "rotate:90", &big) < 0) {
+		CHECK("copies: the plan", 0);
+		return;
+	}
+	if (cost_estimate(&m, &p, 16, 16, false, &one) == 0 &&
+	    cost_estimate(&m, &p, 1, 16, true, &batch) == 0) {
+		CHECK("copies: the input's bytes at copy_ns, the result's only in a batch",
+		      fabs(one.copy_in_ms - bytes * m.copy_ns / 1e6) < 1e-9 && one.copy_out_ms == 0 &&
+			      fabs(batch.copy_out_ms - bytes * m.copy_ns / 1e6) < 1e-9 &&
+			      batch.copy_in_ms == one.copy_in_ms);
+		// the device's time as the model expects it teaches nothing, copies or none
+		d0 = cost_kind(&m, "remap")->dev_ns;
+		x0 = m.xfer_ns;
+		if (cost_estimate(&m, &p, 1, 16, true, &now) == 0) {
+			cost_learn_dev(&m, &p, &batch, 0, cost_dev_rest(&now, 0));
+			CHECK("copies: a batch's device time, as expected, changes no rate",
+			      fabs(cost_kind(&m, "remap")->dev_ns - d0) < 1e-9 * d0 &&
+				      fabs(m.xfer_ns - x0) < 1e-9 * x0);
+			cost_est_free(&now);
+		}
+	} else {
+		CHECK("copies: the estimates", 0);
+	}
+	cost_est_free(&one);
+	cost_est_free(&batch);
+	plan_free(&p);
+	chain_free(&ch);
+	// 10 MB in 5 ms: 0.5 ns a byte, a third of the way from 0.25; a small copy teaches nothing
+	x0 = m.copy_ns;
+	cost_learn_copy(&m, 1e7, 5);
+	CHECK("copies: learned", fabs(m.copy_ns - (x0 + 0.3 * (0.5 - x0))) < 1e-12 && m.dev_learned);
+	x0 = m.copy_ns;
+	cost_learn_copy(&m, 1e5, 5);
+	CHECK("copies: a small copy teaches nothing", m.copy_ns == x0);
+}
+
 static void test_profile(void)
 {
 	struct cost_model m, k;
@@ -256,6 +326,7 @@ static void test_profile(void)
 	cost_set_device(&m, "Test device (Test platform), 2.0", COST_DEV_CPU);
 	m.ident = 0x1234abcd5678ef90u;
 	cost_learn_open(&m, 42, false);
+	cost_learn_copy(&m, 1e7, 7);
 	cost_kind(&m, "convolve")->cpu_ns = 1.25;
 	cost_kind(&m, "convolve")->cpu1_ns = 0.75;
 	cost_learn_build(&m, "convolve", 3, false, 777, false);
@@ -265,6 +336,7 @@ static void test_profile(void)
 	CHECK("profile: read back", k.dev_type == COST_DEV_CPU &&
 					    !strcmp(k.device, "Test device (Test platform), 2.0") &&
 					    k.ident == m.ident && fabs(k.open_ms - m.open_ms) < 1e-3 &&
+					    m.copy_ns > 0.2 && fabs(k.copy_ns - m.copy_ns) < 1e-5 &&
 					    fabs(cost_kind(&k, "convolve")->cpu_ns - 1.25) < 1e-6 &&
 					    fabs(cost_kind(&k, "convolve")->cpu1_ns - 0.75) < 1e-6 &&
 					    fabs(cost_build_ms(&k, "convolve", 3) - 777) < 0.1 &&
@@ -417,6 +489,7 @@ int main(void)
 	test_estimates();
 	test_learning();
 	test_learning_at_once();
+	test_copies();
 	test_profile();
 	test_switch();
 	return failures ? 1 : 0;
