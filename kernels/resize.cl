@@ -35,6 +35,20 @@ inline void resize_store(__global uchar *d, const int *sum, int ch, int r, int s
 		d[c] = (uchar)v[c];
 }
 
+// The ch sums h along a row from p (ch-channel pixels), count taps, the weights step words
+// apart from w, colour premultiplied by alpha first where premul (pass 1 of the two).
+inline void resize_row_sums(int *h, __global const uchar *p, __global const int *w, int step,
+			    int count, int ch, int premul)
+{
+	for (int c = 0; c < ch; c++)
+		h[c] = 0;
+	for (int i = 0; i < count; i++, p += ch)
+		for (int c = 0; c < ch; c++) {
+			int v = premul && c < ch - 1 ? resize_pm(p[c], p[ch - 1]) : p[c];
+			h[c] += w[(size_t)i * step] * v;
+		}
+}
+
 // resize_nearest_cN: out(x, y) = in(xt[x], yt[y]). Global (Wo, Ho).
 #define RESIZE_NEAREST(CH)                                                               \
 __kernel void resize_nearest_c##CH(__global const uchar *in, __global uchar *out, int W,  \
@@ -62,18 +76,9 @@ __kernel void resize_h_c##CH(__global const uchar *in, __global ushort *tmp, int
 	int x = get_global_id(0), y = get_global_id(1);                                 \
 	if (x >= Wo || y >= H)                                                          \
 		return;                                                                 \
-	int start = xt[x], count = xt[Wo + x];                                          \
-	__global const int *w = xt + 2 * Wo + x;                                        \
-	__global const uchar *p = in + ((size_t)y * W + start) * CH;                    \
 	int sum[CH];                                                                    \
-	for (int c = 0; c < CH; c++)                                                    \
-		sum[c] = 0;                                                             \
-	for (int i = 0; i < count; i++, p += CH) {                                      \
-		for (int c = 0; c < CH; c++) {                                          \
-			int v = premul && c < CH - 1 ? resize_pm(p[c], p[CH - 1]) : p[c]; \
-			sum[c] += w[(size_t)i * Wo] * v;                                \
-		}                                                                       \
-	}                                                                               \
+	resize_row_sums(sum, in + ((size_t)y * W + xt[x]) * CH, xt + 2 * Wo + x, Wo,     \
+			xt[Wo + x], CH, premul);                                        \
 	__global ushort *d = tmp + ((size_t)y * Wo + x) * CH;                           \
 	for (int c = 0; c < CH; c++)                                                    \
 		d[c] = (ushort)resize_clamp(sum[c], r1, s1, m1);                        \
@@ -98,6 +103,32 @@ __kernel void resize_v_c##CH(__global const ushort *tmp, __global uchar *out, in
 	for (int i = 0; i < count; i++, p += (size_t)Wo * CH)                           \
 		for (int c = 0; c < CH; c++)                                            \
 			sum[c] += w[i] * p[c];                                          \
+	resize_store(out + ((size_t)y * Wo + x) * CH, sum, CH, r2, s2, premul);         \
+}
+
+// resize_hv_cN, both passes in one where the taps are few: out(x, y) from the taps down
+// column x of pass 1's sums along the rows, each clamped as pass 1 stores it, so that the
+// bytes are the two passes'. xt and yt as resize_h_cN and resize_v_cN take them. Global
+// (Wo, Ho).
+#define RESIZE_HV(CH)                                                                    \
+__kernel void resize_hv_c##CH(__global const uchar *in, __global uchar *out, int W, int Wo, \
+			      int Ho, __global const int *xt, __global const int *yt,      \
+			      int taps, int s1, int r1, int m1, int s2, int r2, int premul) \
+{                                                                                       \
+	int x = get_global_id(0), y = get_global_id(1);                                 \
+	if (x >= Wo || y >= Ho)                                                         \
+		return;                                                                 \
+	int start = yt[y], count = yt[Ho + y];                                          \
+	__global const int *w = yt + 2 * Ho + (size_t)y * taps;                         \
+	__global const uchar *p = in + ((size_t)start * W + xt[x]) * CH;                \
+	int sum[CH], h[CH];                                                             \
+	for (int c = 0; c < CH; c++)                                                    \
+		sum[c] = 0;                                                             \
+	for (int i = 0; i < count; i++, p += (size_t)W * CH) {                          \
+		resize_row_sums(h, p, xt + 2 * Wo + x, Wo, xt[Wo + x], CH, premul);      \
+		for (int c = 0; c < CH; c++)                                            \
+			sum[c] += w[i] * resize_clamp(h[c], r1, s1, m1);                \
+	}                                                                               \
 	resize_store(out + ((size_t)y * Wo + x) * CH, sum, CH, r2, s2, premul);         \
 }
 
@@ -241,7 +272,7 @@ __kernel void resize_vb_c##CH(__global const ushort *tmp, __global uchar *out, i
 }
 
 #define RESIZE_KERNELS(CH)                                                               \
-	RESIZE_NEAREST(CH) RESIZE_H(CH) RESIZE_V(CH) RESIZE_HB(CH) RESIZE_VB(CH)
+	RESIZE_NEAREST(CH) RESIZE_H(CH) RESIZE_V(CH) RESIZE_HV(CH) RESIZE_HB(CH) RESIZE_VB(CH)
 IF_C1(RESIZE_KERNELS(1))
 IF_C2(RESIZE_KERNELS(2))
 IF_C3(RESIZE_KERNELS(3))

@@ -51,6 +51,9 @@ static const char *const chains[][6] = {
 	{ "invert", "threshold:77", "equalize" },
 	{ "resize:61%:lanczos", "resize:x30:cubic", "resize:150%:bilinear", "resize:9x9:area",
 	  "resize:50%:nearest" },
+	// one kernel for both axes on a GPU (resize_hv) where the taps are few: bilinear
+	// shrinking and growing, area shrinking by a fraction and growing
+	{ "resize:50%:bilinear", "resize:37%:area", "resize:170%:area", "resize:13x40:bilinear" },
 	{ "grey" },
 	{ "grey:avg" },
 	// one pixel a work-item on a GPU, 16384 (16 at a time) on a CPU device

@@ -18,9 +18,10 @@
 // Weights: src/stages/resize_tables.c. Pass 1 makes each output column of every input row
 // from the taps along the row, pass 2 each output pixel from the taps down the column of
 // pass 1's values; each rounds as resize_round_for says (bilinear keeps pass 1's 16 bits,
-// as OpenCV; the others round to 8 bits in between, as Pillow). Alpha (the last channel of
-// 2 and 4): nearest, bilinear and area treat it as any channel (as OpenCV); cubic and
-// lanczos work on premultiplied colour, as Pillow's resize (RGBA through RGBa): before,
+// as OpenCV; the others round to 8 bits in between, as Pillow); on a GPU one kernel does
+// both for each output where the taps are few (resize_fused_suits). Alpha (the last
+// channel of 2 and 4): nearest, bilinear and area treat it as any channel (as OpenCV); cubic
+// and lanczos work on premultiplied colour, as Pillow's resize (RGBA through RGBa): before,
 // c' = (t + (t >> 8)) >> 8 with t = c a + 128; after, with the result's alpha a, c =
 // min(255, 255 c' / a) (integer division) unless a is 0 or 255.
 // Output size: as above; the sides and --max-pixels are checked when the chain is planned.
@@ -444,6 +445,17 @@ fail:
 	return r;
 }
 
+// Whether one kernel making each output from both axes' taps (resize_hv) suits better than
+// the two passes: a GPU's kernels, and those taps at most twice the multiply-adds of the
+// passes, whose 16-bit image between them costs more than the sums (bilinear at any scale,
+// area shrinking; not lanczos or cubic shrinking, whose rows' sums the passes share).
+static bool resize_fused_suits(const struct stage_cl *c, const struct resize_tables *t)
+{
+	double tx = t->x.taps, ty = t->y.taps;
+	return t->filter != RESIZE_NEAREST && !ocl_cpu_kernels(c->ocl) &&
+	       t->out.h * tx * ty <= 2 * (t->in.h * tx + t->out.h * ty);
+}
+
 static int resize_run_cl(const void *params, const struct stage_cl *c)
 {
 	(void)params;
@@ -455,9 +467,10 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 	size_t xw = t->filter == RESIZE_NEAREST ? 1 : 2 + (size_t)t->x.taps;
 	size_t yw = t->filter == RESIZE_NEAREST ? 1 : 2 + (size_t)t->y.taps;
 	struct resize_round rd = resize_round_for(t->filter);
+	const bool fused = resize_fused_suits(c, t);
 	char k1[32], k2[32];
 	int r = -1;
-	if (t->filter != RESIZE_NEAREST) {
+	if (t->filter != RESIZE_NEAREST && !fused) {
 		tmp = ocl_buf_new(c->ocl, (size_t)c->gout.w * (size_t)c->gin.h * (size_t)ch * 2);
 		if (!tmp)
 			return -1;
@@ -477,6 +490,16 @@ static int resize_run_cl(const void *params, const struct stage_cl *c)
 			    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
 						OCL_INT(c->gout.w), OCL_INT(c->gout.h), OCL_BUF(xb),
 						OCL_BUF(yb), OCL_END });
+		goto fail;
+	}
+	if (fused) {
+		snprintf(k1, sizeof k1, "resize_hv_c%d", ch);
+		r = ocl_run(c->ocl, "resize", ch, k1, (size_t)c->gout.w, (size_t)c->gout.h, 0, 0,
+			    (struct ocl_arg[]){ OCL_BUF(c->in), OCL_BUF(c->out), OCL_INT(c->gin.w),
+						OCL_INT(c->gout.w), OCL_INT(c->gout.h), OCL_BUF(xb),
+						OCL_BUF(yb), OCL_INT(t->y.taps), OCL_INT(rd.s1),
+						OCL_INT(rd.r1), OCL_INT(rd.m1), OCL_INT(rd.s2),
+						OCL_INT(rd.r2), OCL_INT(resize_premul(t)), OCL_END });
 		goto fail;
 	}
 	snprintf(k1, sizeof k1, "resize_h_c%d", ch);
