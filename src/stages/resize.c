@@ -45,7 +45,8 @@
 struct resize_tables {
 	struct resize_axis x, y;
 	struct resize_blocks xb, yb; // their blocked forms, for the kernels (not nearest,
-				     // neither side growing: resize_blocked_suits), else zeros
+				     // neither side growing, more taps than resize_taps_few
+				     // takes: resize_blocked_suits), else zeros
 	enum resize_filter filter; // as run: never RESIZE_DEFAULT
 	struct geom in, out;
 };
@@ -133,6 +134,17 @@ static long resize_ratio(long a, long b, long c)
 	return v < 1 ? 1 : v;
 }
 
+// Whether both axes' taps for each output cost at most twice the multiply-adds of the two
+// passes, whose 16-bit image between them then costs more than the sums: on a GPU one
+// kernel takes both (resize_fused_suits). Bilinear at any scale, area shrinking; not
+// lanczos or cubic shrinking, whose rows' sums the passes share.
+static bool resize_taps_few(const struct resize_tables *t)
+{
+	double tx = t->x.taps, ty = t->y.taps;
+	return t->filter != RESIZE_NEAREST &&
+	       t->out.h * tx * ty <= 2 * (t->in.h * tx + t->out.h * ty);
+}
+
 static int resize_plan(const void *params, const struct geom *in, struct stage_plan *plan)
 {
 	const struct resize_params *p = params;
@@ -177,8 +189,8 @@ static int resize_plan(const void *params, const struct geom *in, struct stage_p
 	t->out = plan->out;
 	if (resize_axis_make(&t->x, f, in->w, (int)w) < 0 ||
 	    resize_axis_make(&t->y, f, in->h, (int)h) < 0 ||
-	    (f != RESIZE_NEAREST && !grows && (resize_blocks_make(&t->xb, &t->x) < 0 ||
-					       resize_blocks_make(&t->yb, &t->y) < 0))) {
+	    (f != RESIZE_NEAREST && !grows && !resize_taps_few(t) &&
+	     (resize_blocks_make(&t->xb, &t->x) < 0 || resize_blocks_make(&t->yb, &t->y) < 0))) {
 		resize_free_plan(t);
 		return -1;
 	}
@@ -445,15 +457,11 @@ fail:
 	return r;
 }
 
-// Whether one kernel making each output from both axes' taps (resize_hv) suits better than
-// the two passes: a GPU's kernels, and those taps at most twice the multiply-adds of the
-// passes, whose 16-bit image between them costs more than the sums (bilinear at any scale,
-// area shrinking; not lanczos or cubic shrinking, whose rows' sums the passes share).
+// Whether one kernel making each output from both axes' taps (resize_hv) suits: a GPU's
+// kernels, and few taps.
 static bool resize_fused_suits(const struct stage_cl *c, const struct resize_tables *t)
 {
-	double tx = t->x.taps, ty = t->y.taps;
-	return t->filter != RESIZE_NEAREST && !ocl_cpu_kernels(c->ocl) &&
-	       t->out.h * tx * ty <= 2 * (t->in.h * tx + t->out.h * ty);
+	return !ocl_cpu_kernels(c->ocl) && resize_taps_few(t);
 }
 
 static int resize_run_cl(const void *params, const struct stage_cl *c)
