@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "hostmem.h"
 #include "ocl.h"
 #include "pipeline_impl.h"
 #include "suggest.h"
@@ -288,8 +289,8 @@ static void cl_release(struct cl_run *r)
 	ocl_buf_free(r->buf[0]);
 	ocl_buf_free(r->buf[1]);
 	ocl_buf_free(r->side);
-	free(r->host_out);
-	free(r->host_tmp);
+	hostmem_put(r->host_out);
+	hostmem_put(r->host_tmp);
 	r->in = r->cur = r->buf[0] = r->buf[1] = r->side = NULL;
 	r->host_out = r->host_tmp = NULL;
 }

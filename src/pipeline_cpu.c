@@ -4,15 +4,15 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
+#include "hostmem.h"
 #include "ocl.h"
 #include "pipeline.h"
 #include "pipeline_impl.h"
 
-#define FREE(p) (free(p), (p) = NULL)
+#define FREE(p) (hostmem_put(p), (p) = NULL)
 
 // ---- the memory a run writes its images into ----------------------------------------------
 
@@ -24,26 +24,15 @@ int pipeline_image_stages(const struct plan *c, int from)
 	return k;
 }
 
-// Blocks at least this large are mapped by the C library on their own (glibc's mmap
-// threshold never rises above 32 MiB on 64-bit systems), so aligning them to a page costs
-// nothing; smaller ones come from the heap, where aligned blocks leave pieces it cannot
-// reuse and it grew image by image in a batch.
-#define MEM_ALIGN_FROM ((size_t)32 << 20)
-
 // A block of a pipeline_mem: memory that o can use in place (ocl_wrap_alloc), or for the
-// CPU path (o NULL) plain memory, aligned to a page from MEM_ALIGN_FROM bytes on, so that a
-// zero-copy device taking over mid-chain (pipeline_cl_from) can use a large image in place.
-// NULL with err set.
+// CPU path (o NULL) hostmem's, aligned to a page so that a zero-copy device taking over
+// mid-chain (pipeline_cl_from) can use the image in place. NULL with err set.
 static void *mem_block(struct ocl *o, size_t bytes)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	void *p = NULL;
+	void *p;
 	if (o)
 		return ocl_wrap_alloc(o, bytes);
-	if (bytes < MEM_ALIGN_FROM)
-		p = malloc(bytes);
-	else if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, bytes))
-		p = NULL;
+	p = hostmem_get(bytes, NULL);
 	if (!p)
 		err_set("out of memory for %zu bytes", bytes);
 	return p;
@@ -64,8 +53,8 @@ int pipeline_mem_alloc(const struct plan *c, struct ocl *o, struct pipeline_mem 
 
 void pipeline_mem_free(struct pipeline_mem *m)
 {
-	free(m->out);
-	free(m->tmp);
+	hostmem_put(m->out);
+	hostmem_put(m->tmp);
 	*m = (struct pipeline_mem){ 0 };
 }
 

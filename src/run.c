@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "cost_profile.h"
 #include "err.h"
+#include "hostmem.h"
 #include "ocl.h"
 #include "par.h"
 #include "progress.h"
@@ -70,12 +71,13 @@ static uint64_t budget_default(void)
 }
 
 // The memory an image frees stays with the process for the next images. With the C
-// library's defaults each large image has memory mapped afresh and handed back when freed;
+// library's defaults each large block has memory mapped afresh and handed back when freed;
 // in a process of many threads every first touch of a fresh page is a fault taken under the
 // process's one memory map, and every unmapping stops each core the process runs on to flush
-// its TLB, so the workers wait on one another. A batch therefore takes all its memory from
-// the heap (no mapping of its own for a large block) and never trims it: the process keeps
-// at most what its images in flight held at their peak, which the budget above bounds.
+// its TLB, so the workers wait on one another. The images' own blocks are kept by hostmem
+// (up to the most bytes the images in flight held at once, which the budget above bounds);
+// the rest (the codecs' buffers) the C library keeps: a batch takes them from its heaps, not
+// from mappings of their own, and never trims those heaps.
 static void batch_keep_memory(void)
 {
 #ifdef __GLIBC__
@@ -91,6 +93,10 @@ void budget_take(struct run_ctx *x, uint64_t bytes)
 		pthread_cond_wait(&x->budget_cv, &x->budget_mu);
 	x->used += bytes;
 	x->in_flight++;
+	if (x->used > x->peak) { // what the images gave back may stay for the next ones
+		x->peak = x->used;
+		hostmem_keep(x->peak);
+	}
 	pthread_mutex_unlock(&x->budget_mu);
 }
 
@@ -529,6 +535,7 @@ done:
 	if (n > 1)
 		err_clear(); // every failure of a batch was reported as it happened
 	devs_close(b.x.devs);
+	hostmem_keep(0);
 	if (b.x.aut.keep && !o->verify)
 		cost_profile_save(&b.x.aut.m);
 	if (b.x.aut.keep && b.x.aut.on && b.x.aut.force < 0)

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "cost.h"
 #include "err.h"
+#include "hostmem.h"
 #include "ocl.h"
 
 #define DEV_PROGRAMS 64
@@ -478,7 +479,7 @@ void dev_free(struct run_dev *d, void *ptr)
 	if (!ptr)
 		return;
 	if (!d || !d->ocl) {
-		free(ptr);
+		hostmem_put(ptr);
 		return;
 	}
 	dev_lock(d);

@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "hostmem.h"
 #include "ocl.h"
 #include "par.h"
 #include "run_job.h"
@@ -111,20 +112,13 @@ static void decode_join(struct decode_job *j)
 	j->started = false;
 }
 
-// Memory for the decoded input: aligned to a page and whole pages, as a zero-copy device
-// wants to read host memory in place (ocl_wrap_alloc's alignment, which is a page on PoCL;
-// pipeline_cl uploads it where a device wants more). No huge pages: they were not faster on
-// every image, and at times waited long for the kernel to find them.
+// Memory for the decoded input: hostmem's, aligned to a page and whole pages, as a
+// zero-copy device wants to read host memory in place (ocl_wrap_alloc's alignment, which is
+// a page on PoCL; pipeline_cl uploads it where a device wants more). No huge pages: they
+// were not faster on every image, and at times waited long for the kernel to find them.
 static void *image_alloc(size_t bytes)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t align = page > 0 ? (size_t)page : 4096;
-	void *p = NULL;
-
-	if (bytes > SIZE_MAX - align)
-		return NULL;
-	bytes = bytes ? (bytes + align - 1) / align * align : align;
-	return posix_memalign(&p, align, bytes) ? NULL : p;
+	return hostmem_get(bytes, NULL);
 }
 
 // The decoded image into pinned memory, in pieces on every core.
@@ -208,13 +202,15 @@ static void *pinned_for(struct run_ctx *x, struct run_dev *d, const struct plan 
 	return ptr;
 }
 
-// Plain memory for bytes, made present by a write to each page; NULL where there is none.
+// Plain memory for bytes, present: fresh memory by a write to each page; NULL where there
+// is none.
 static void *image_alloc_present(size_t bytes)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t step = page > 0 ? (size_t)page : 4096;
-	uint8_t *p = image_alloc(bytes);
-	for (size_t i = 0; p && i < bytes; i += step)
+	bool fresh;
+	uint8_t *p = hostmem_get(bytes, &fresh);
+	for (size_t i = 0; p && fresh && i < bytes; i += step)
 		p[i] = 0;
 	return p;
 }
@@ -418,7 +414,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		if (!o->verify && !dev_named(jd.d))
 			decoded = in.data;
 		else
-			free(in.data);
+			hostmem_put(in.data);
 		in.data = pinned;
 		pinned = NULL;
 		reuse_bytes = o->verify ? 0 : pinned_bytes;
@@ -434,7 +430,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 		status = EXIT_VERIFY;
 	if (rc != 0 || pinned_release(x, &jd, &in, &res, &out_plain, geom_bytes(&plan.out)) < 0)
 		goto fail;
-	free(out_plain);
+	hostmem_put(out_plain);
 	out_plain = NULL;
 	r->slot = jd.dev && !tm.on_cpu ? jd.slot : -1;
 	r->device_ms = tm.device_ms;
@@ -444,7 +440,7 @@ int job_run(struct run_ctx *x, const struct job_input *input, struct job_result 
 	else
 		snprintf(r->device, sizeof r->device, "%s",
 			 r->slot < 0 ? "cpu" : ocl_device_name(jd.dev));
-	free(decoded);
+	hostmem_put(decoded);
 	decoded = NULL;
 
 	if (o->expect) {
@@ -508,8 +504,8 @@ fail:
 	r->encode_ms = tm.encode_ms;
 	decode_join(&dec); // a failure while the input was decoding: it must finish first
 	img_reader_close(rd);
-	free(decoded);
-	free(out_plain);
+	hostmem_put(decoded);
+	hostmem_put(out_plain);
 	dev_free(jd.d, in.data);
 	dev_free(jd.d, pinned);
 	dev_free(jd.res_dev, res.data);

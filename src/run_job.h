@@ -40,7 +40,7 @@ struct run_ctx {
 	// the bytes of the images in flight (run.c)
 	pthread_mutex_t budget_mu;
 	pthread_cond_t budget_cv;
-	uint64_t budget, used;
+	uint64_t budget, used, peak; // peak: the most used at once, kept by hostmem
 	int in_flight;
 	int cores;   // par_threads() of the whole process
 	int workers; // the threads that take images (at most this many in flight)

@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "hostmem.h"
 #include "ocl.h"
 #include "par.h"
 #include "run_job.h"
@@ -358,13 +359,13 @@ static int stages_auto(struct run_ctx *x, struct job_dev *jd, struct job_path *j
 					dev_error);
 			pipeline_mem_free(&spare);
 			if (rc <= 0) {
-				free(mid.data);
+				hostmem_put(mid.data);
 				return rc;
 			}
 			tm->fell_back = true;
 			jp->auto_on = false; // the CPU path from here on
 			if (pipeline_cpu_begin(&r, plan, k, at, NULL) < 0) {
-				free(mid.data);
+				hostmem_put(mid.data);
 				return -1;
 			}
 			running = true;
@@ -386,7 +387,7 @@ static int stages_auto(struct run_ctx *x, struct job_dev *jd, struct job_path *j
 		k++;
 	}
 	rc = pipeline_cpu_end(&r, res, NULL);
-	free(mid.data);
+	hostmem_put(mid.data);
 	if (tm->dev_from == n || tm->fell_back)
 		tm->on_cpu = true;
 	return rc;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../src/err.h"
+#include "../src/hostmem.h"
 #include "../src/ocl.h"
 #include "../src/parse.h"
 #include "../src/pipeline.h"
@@ -1257,6 +1258,46 @@ static int run_kept(struct chain *c, struct plan *p, int n, const char **tokens,
 // (mem emptied), writes the stages' images into its blocks in turn (the output is out after
 // an odd number of image-writing stages, tmp after an even one) and gives the bytes it
 // gives without it, for chains writing 0 to 3 images.
+// hostmem: blocks given back are kept up to the limit and handed out again where they fit
+// (the smallest that does), present and with what was written; past the limit the smallest
+// go; a limit of 0 keeps none.
+static void test_hostmem(void)
+{
+	const size_t mib = (size_t)1 << 20;
+	bool fresh = false;
+	uint8_t *a, *b, *c, *d;
+
+	a = hostmem_get(3 * mib + 1, &fresh);
+	CHECK("hostmem: fresh memory says so", a && fresh);
+	CHECK("hostmem: aligned to a page", a && (uintptr_t)a % 4096 == 0);
+	memset(a, 7, 3 * mib + 1);
+	hostmem_put(a); // no limit yet: freed
+	b = hostmem_get(2 * mib, &fresh);
+	CHECK("hostmem: with no limit nothing is kept", b && fresh);
+	hostmem_keep(14 * mib);
+	c = hostmem_get(5 * mib, &fresh);
+	memset(c, 9, 5 * mib);
+	hostmem_put(b);
+	hostmem_put(c);
+	d = hostmem_get(4 * mib, &fresh);
+	CHECK("hostmem: the smallest kept block that fits", d == c && !fresh && d[4 * mib] == 9);
+	a = hostmem_get(mib, &fresh);
+	CHECK("hostmem: a smaller block fits a smaller image", a == b && !fresh);
+	b = hostmem_get(8 * mib, &fresh);
+	CHECK("hostmem: none kept is large enough", b && fresh);
+	hostmem_put(a);
+	hostmem_put(d);
+	hostmem_put(b); // 2 + 5 + 8 MiB: the 2 MiB block goes
+	c = hostmem_get(mib, &fresh);
+	CHECK("hostmem: past the limit the smallest block goes", c == d && !fresh);
+	hostmem_put(c);
+	hostmem_keep(0);
+	c = hostmem_get(mib, &fresh);
+	CHECK("hostmem: a limit of 0 frees those kept", c && fresh);
+	hostmem_put(c);
+	hostmem_put(NULL);
+}
+
 static void test_pipeline_cpu_mem(void)
 {
 	static const char *const chains[][4] = {
@@ -1902,6 +1943,7 @@ int main(void)
 	test_limits();
 	test_messages();
 	test_suggest();
+	test_hostmem();
 	test_pipeline_cpu_mem();
 	test_pipeline_cl();
 	return failures ? 1 : 0;

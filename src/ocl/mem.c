@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "../err.h"
+#include "../hostmem.h"
 #include "ocl_impl.h"
 
 // ---- pinned host memory --------------------------------------------------------------------
@@ -53,7 +54,7 @@ void ocl_host_free(struct ocl *o, void *ptr)
 		free(p);
 		return;
 	}
-	free(ptr);
+	hostmem_put(ptr);
 }
 
 void ocl_pinned_free_all(struct ocl *o)
