@@ -227,8 +227,9 @@ int ocl_timer_take(struct ocl *o, double *ms);
 
 // Pinned (page-locked) host memory, which the device reads and writes at full speed:
 // a CL_MEM_ALLOC_HOST_PTR buffer kept mapped. NULL with err set on failure.
-// ocl_host_free frees a block from ocl_host_alloc, or free()s any other pointer (so one
-// call frees either kind; o may be NULL for plain memory). Free blocks before ocl_close.
+// ocl_host_free frees a block from ocl_host_alloc, or gives any other pointer to
+// hostmem_put (so one call frees either kind; o may be NULL for plain memory). Free blocks
+// before ocl_close.
 void *ocl_host_alloc(struct ocl *o, size_t bytes);
 void ocl_host_free(struct ocl *o, void *ptr);
 
