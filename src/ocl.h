@@ -246,7 +246,8 @@ bool ocl_host_unified(const struct ocl *o);
 
 // Host memory to wrap with ocl_buf_wrap: aligned to the larger of the page size and the
 // device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (so a driver can use it in place; PoCL needs 128
-// bytes on x86-64), plain memory that free() and ocl_host_free release. Memory that is not
+// bytes on x86-64), plain memory that free(), hostmem_put and ocl_host_free release
+// (hostmem's where a page is aligned enough, so a batch reuses it). Memory that is not
 // aligned so may still be wrapped, but a driver may then copy. NULL with err set.
 void *ocl_wrap_alloc(const struct ocl *o, size_t bytes);
 

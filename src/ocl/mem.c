@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../err.h"
 #include "../hostmem.h"
@@ -144,7 +145,10 @@ void *ocl_wrap_alloc(const struct ocl *o, size_t bytes)
 		return NULL;
 	}
 	bytes = bytes ? (bytes + align - 1) / align * align : align;
-	e = posix_memalign(&p, align, bytes);
+	if (align <= (size_t)sysconf(_SC_PAGESIZE)) // hostmem's: whole pages, kept in a batch
+		e = (p = hostmem_get(bytes, NULL)) ? 0 : 1;
+	else
+		e = posix_memalign(&p, align, bytes);
 	if (e) {
 		err_set("out of memory for %zu bytes", bytes);
 		return NULL;
