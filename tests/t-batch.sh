@@ -175,9 +175,9 @@ expect_exit 0 "a third run" "$CLIMG" --cpu --skip-existing "$S/in" convolve:gaus
 check "the third run writes nothing" test "$(grep -c '"status": *"skipped"' "$S/r3.jsonl")" = 12
 
 # ---- --shard under GNU parallel, and --report -------------------------------------------------
+rm -rf "$D/sh" "$D/whole"
+"$CLIMG" --cpu "$D/in" rotate:90 -o "$D/whole/%d/%n.png" --report "$D/whole.jsonl"
 if command -v parallel >/dev/null; then
-	rm -rf "$D/sh" "$D/whole"
-	"$CLIMG" --cpu "$D/in" rotate:90 -o "$D/whole/%d/%n.png" --report "$D/whole.jsonl"
 	parallel --will-cite "'$CLIMG' --cpu --shard {}/3 '$D/in' rotate:90 -o '$D/sh/%d/%n.png' --report '$D/sh{}.jsonl'" ::: 1 2 3
 	check "the shards together write every output" diff -r "$D/whole" "$D/sh"
 	cat "$D/sh1.jsonl" "$D/sh2.jsonl" "$D/sh3.jsonl" | sed 's/.*"index": *\([0-9]*\).*/\1/' | sort -n >"$D/idx"
