@@ -3,8 +3,8 @@
 // and giving large blocks back to the system unmaps them (a flush of every core's TLB);
 // in a batch of many threads both stall the workers on one another, and the C library
 // maps each large block afresh however it is tuned (a thread's heap holds no block of
-// 64 MiB or more). So while a batch runs, the blocks its images give back are kept, made
-// present, for the next images that fit in them, up to a limit of bytes the batch sets.
+// 64 MiB or more). So while a run lasts, the blocks its images give back are kept, made
+// present, for the next images that fit in them, up to a limit of bytes the run sets.
 #ifndef CLIMG_HOSTMEM_H
 #define CLIMG_HOSTMEM_H
 
@@ -21,7 +21,8 @@ void *hostmem_get(size_t bytes, bool *fresh);
 void hostmem_put(void *p);
 
 // How many bytes of given-back blocks may be kept: 0 (the start) keeps none and frees those
-// kept. A batch raises it to the most bytes its images held at once.
+// kept. A run raises it to the most bytes its images have held at once (run.c's byte
+// budget), a run of one image as well, and sets 0 at its end.
 void hostmem_keep(size_t limit);
 
 #endif

@@ -137,7 +137,6 @@ void *ocl_wrap_alloc(const struct ocl *o, size_t bytes)
 {
 	size_t align = o->wrap_align;
 	void *p = NULL;
-	int e;
 
 	// Whole alignment units (a page or more): a driver may then use every byte in place.
 	if (bytes > SIZE_MAX - align) {
@@ -146,10 +145,10 @@ void *ocl_wrap_alloc(const struct ocl *o, size_t bytes)
 	}
 	bytes = bytes ? (bytes + align - 1) / align * align : align;
 	if (align <= (size_t)sysconf(_SC_PAGESIZE)) // hostmem's: whole pages, kept in a batch
-		e = (p = hostmem_get(bytes, NULL)) ? 0 : 1;
-	else
-		e = posix_memalign(&p, align, bytes);
-	if (e) {
+		p = hostmem_get(bytes, NULL);
+	else if (posix_memalign(&p, align, bytes))
+		p = NULL;
+	if (!p) {
 		err_set("out of memory for %zu bytes", bytes);
 		return NULL;
 	}
